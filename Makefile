@@ -1,0 +1,44 @@
+# Every target sets itself up: a virtual environment in .venv with the project and its test/docs
+# dependencies (torch pinned to the CPU build in pyproject's test extra).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test test-quick stress docs serve-docs bench conformance clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,docs,bench]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m dlarray
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 -p no:cacheprovider tests
+
+test-quick: $(STAMP)
+	$(PY) -m pytest -x -q tests
+
+stress: $(STAMP)
+	$(PY) -m pytest -n 2 -m slow --run-slow tests
+
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
+serve-docs: $(STAMP)
+	$(VENV)/bin/mkdocs serve
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_dlpack.py --compare
+	$(PY) benchmarks/bench_dispatch.py
+
+conformance: $(STAMP)
+	$(PY) conformance/run.py
+
+clean:
+	rm -rf $(VENV) site .pytest_cache .hypothesis

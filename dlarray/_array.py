@@ -1,0 +1,750 @@
+"""The Array: a DLPack buffer, its metadata, and whatever keeps the memory alive.
+
+An Array is built one of two ways:
+
+* from an imported tensor (:meth:`Array._from_tensor`): metadata read by the ctypes core, the owner
+  an :class:`~dlarray._dlpack.ImportedTensor` (or a buffer-protocol/interface holder);
+* from a backend result (:func:`wrap`): a numpy or cupy array that owns its memory; the metadata is
+  read from it only when asked for.
+
+Views (slices, transposes, reshapes that need no copy) hold their parent's owner, directly or through
+the backend view's ``base`` chain, so the buffer outlives every view of it.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _backend
+from ._devices import CPU, Device, as_device, device_of
+from ._dlpack import (
+    DLPACK_VERSION,
+    FLAG_IS_COPIED,
+    FLAG_IS_SUBBYTE_TYPE_PADDED,
+    FLAG_READ_ONLY,
+    DLDeviceType,
+    TensorInfo,
+    export_capsule,
+)
+from ._dtypes import BY_NUMPY, DType, from_dlpack_code
+
+_SCALAR_TYPES = (bool, int, float, complex)
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+#: Export CPU arrays through numpy's own (C) producer when numpy can describe them. Tests switch it
+#: off to exercise the ctypes producer, which is what every other array is exported with.
+prefer_native_export = True
+
+
+class Array:
+    """An n-dimensional array over a DLPack buffer, on any device.
+
+    Create one with :func:`dlarray.from_dlpack` or :func:`dlarray.asarray`, or with any function of
+    the namespace. Besides the Array API attributes it exposes DLPack-level metadata:
+    :attr:`strides` (in elements), :attr:`data_ptr`, :attr:`readonly`.
+    """
+
+    __slots__ = (
+        "_native",  # backend array (numpy/cupy) over the same memory, or None until needed
+        "_owner",  # keeps the memory alive
+        "_data",  # DLPack data field (opaque on some devices); None until read from _native
+        "_offset",  # DLPack byte_offset
+        "_shape",
+        "_strides",  # in elements
+        "_dtype",
+        "_device",
+        "_flags",  # DLPack flags (READ_ONLY, IS_SUBBYTE_TYPE_PADDED)
+        "__weakref__",
+    )
+    _native: Any
+    _owner: Any
+    _data: int | None
+    _offset: int
+    _shape: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _dtype: DType
+    _device: Device
+    _flags: int
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "dlarray.Array cannot be constructed directly; use dlarray.asarray or dlarray.from_dlpack"
+        )
+
+    # ---------------------------------------------------------------- construction (internal)
+    @classmethod
+    def _from_tensor(cls, info: TensorInfo, owner: Any) -> Array:
+        """An Array over a validated tensor description; ``owner`` keeps the memory alive."""
+        self = object.__new__(cls)
+        self._native = None
+        self._owner = owner
+        self._data = info.data
+        self._offset = info.byte_offset
+        self._shape = info.shape
+        self._strides = info.strides
+        self._dtype = from_dlpack_code(info.dtype_code, info.dtype_bits)
+        self._device = device_of(info.device_type, info.device_id)
+        self._flags = info.flags & (FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED)
+        return self
+
+    def _fill_metadata(self) -> None:
+        """Read pointer, shape, strides and read-only from the backend array (results only)."""
+        native = self._native
+        if type(native) is _ndarray:
+            interface = native.__array_interface__
+            self._data = interface["data"][0]
+            self._flags = 0 if native.flags.writeable else FLAG_READ_ONLY
+        else:  # cupy
+            self._data = native.data.ptr
+            self._flags = 0
+        self._offset = 0
+        self._shape = native.shape
+        itemsize = native.itemsize
+        self._strides = tuple(s // itemsize for s in native.strides)
+
+    # ---------------------------------------------------------------- metadata
+    @property
+    def dtype(self) -> DType:
+        """Data type of the elements."""
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        """Device the memory lives on."""
+        return self._device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extent of each dimension."""
+        native = self._native
+        return native.shape if native is not None else self._shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        size = 1
+        for extent in self.shape:
+            size *= extent
+        return size
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Steps between neighbouring elements of each dimension, in elements (DLPack's unit)."""
+        if self._data is None:
+            self._fill_metadata()
+        return self._strides
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of the first element (``data + byte_offset`` in DLPack terms)."""
+        if self._data is None:
+            self._fill_metadata()
+        return self._data + self._offset  # type: ignore[operator]
+
+    @property
+    def readonly(self) -> bool:
+        """True if the buffer must not be written (DLPack's READ_ONLY flag)."""
+        if self._data is None:
+            self._fill_metadata()
+        return bool(self._flags & FLAG_READ_ONLY)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes spanned by the elements if they were contiguous (``size * itemsize``)."""
+        return self.size * self._dtype.itemsize
+
+    @property
+    def T(self) -> Array:
+        """Transpose of a matrix (2-D array only, as the standard says)."""
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-D array, this one has {self.ndim} dimensions; use permute_dims or mT")
+        return self._permuted((1, 0))
+
+    @property
+    def mT(self) -> Array:
+        """Transpose of the last two dimensions (a stack of matrices)."""
+        if self.ndim < 2:
+            raise ValueError(f"x.mT needs at least 2 dimensions, this one has {self.ndim}")
+        axes = list(range(self.ndim))
+        axes[-1], axes[-2] = axes[-2], axes[-1]
+        return self._permuted(tuple(axes))
+
+    def _permuted(self, axes: tuple[int, ...]) -> Array:
+        if self._native is not None or self._computable():
+            return wrap(self._as_native().transpose(axes))
+        self._ensure_metadata()
+        return self._view(
+            self._offset,
+            tuple(self._shape[a] for a in axes),
+            tuple(self._strides[a] for a in axes),
+        )
+
+    # ---------------------------------------------------------------- backend access (internal)
+    def _computable(self) -> bool:
+        """Whether a backend can compute with this array (device has one, dtype is known to it)."""
+        if self._dtype.numpy_dtype is None:
+            return False
+        kind = self._device.type
+        if kind == DLDeviceType.CPU:
+            return True
+        try:
+            _backend.native_of(self)
+        except _backend.BackendUnavailable:
+            return False
+        return True
+
+    def _as_native(self) -> Any:
+        """The backend array over this Array's memory; BackendUnavailable if there is none."""
+        native = self._native
+        if native is None:
+            native = _backend.native_of(self)
+        return native
+
+    def _flags_now(self) -> int:
+        if self._data is None:
+            self._fill_metadata()
+        return self._flags
+
+    def _ensure_metadata(self) -> None:
+        if self._data is None:
+            self._fill_metadata()
+
+    def _view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> Array:
+        """A view with new geometry over the same buffer and owner (metadata-only path)."""
+        view = object.__new__(Array)
+        view._native = None
+        view._owner = self._owner
+        view._data = self._data
+        view._offset = offset
+        view._shape = shape
+        view._strides = strides
+        view._dtype = self._dtype
+        view._device = self._device
+        view._flags = self._flags
+        return view
+
+    # ---------------------------------------------------------------- DLPack
+    def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
+        """The DLPack device of the buffer: ``(DLDeviceType, device_id)``."""
+        device = self._device
+        return device.type, device.id
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """Export the array as a DLPack capsule.
+
+        Parameters
+        ----------
+        stream
+            ``None`` on CPU (anything else is refused). On CUDA, the consumer's stream: see the
+            "Devices and CUDA" guide.
+        max_version
+            The newest DLPack version the consumer reads. ``None`` or a major version 0 gives a
+            legacy ``dltensor`` capsule; ``(1, x)`` and above give ``dltensor_versioned``.
+        dl_device
+            The device the consumer wants the data on; another device than the array's needs a
+            copy (and ``copy`` not False).
+        copy
+            ``True``: always copy (the IS_COPIED flag is set). ``False``: never copy, raise
+            BufferError if one would be needed. ``None``: copy only if needed.
+
+        Returns
+        -------
+        PyCapsule
+            Named ``dltensor_versioned`` or ``dltensor``.
+
+        Raises
+        ------
+        BufferError
+            A legacy export of a read-only array (the flag cannot be expressed), a copy refused by
+            ``copy=False``, a stream on CPU, or a device the data cannot be moved to.
+        """
+        if max_version is None:
+            versioned = False
+        else:
+            try:
+                major, _minor = max_version
+                versioned = int(major) >= 1
+            except (TypeError, ValueError):
+                raise TypeError(f"max_version must be a (major, minor) tuple, got {max_version!r}") from None
+        device = self._device
+        if stream is not None and device.type == DLDeviceType.CPU:
+            raise BufferError(f"stream must be None for a CPU array, got {stream!r}")
+        source = self
+        copied = False  # a copy made here, to another device
+        if dl_device is not None:
+            target = _target_device(dl_device)
+            if target is not device:
+                if copy is False:
+                    raise BufferError(
+                        f"exporting to {target} needs a copy from {device}, and copy=False forbids it"
+                    )
+                source = self.to_device(target)
+                copied = True
+        copy_now = bool(copy) and not copied
+        if not versioned and source.readonly and not copy_now:
+            raise BufferError(
+                "a read-only array cannot be exported as a legacy DLPack capsule (it has no "
+                "read-only flag); ask for max_version=(1, 0) or newer, or copy=True"
+            )
+        if (
+            prefer_native_export
+            and not copied
+            and source._device is CPU
+            and source._dtype.numpy_dtype is not None
+        ):
+            # numpy's C producer: the same memory; numpy's view holds our owner alive. It also
+            # makes the copy (and sets IS_COPIED) when one is asked for.
+            native = source._as_native()
+            extra = {"copy": True} if copy_now else {}
+            if versioned:
+                return native.__dlpack__(max_version=(int(max_version[0]), int(max_version[1])), **extra)  # type: ignore[index]
+            return native.__dlpack__(**extra)
+        if copy_now:
+            source = source._copy()
+            copied = True
+        flags = source._flags_now() | (FLAG_IS_COPIED if copied else 0)
+        return source._export_with_ctypes(versioned=versioned, flags=flags)
+
+    def _export_with_ctypes(self, *, versioned: bool, flags: int) -> Any:
+        """Export through the ctypes producer (any device, any dtype)."""
+        self._ensure_metadata()
+        device = self._device
+        dtype = self._dtype
+        return export_capsule(
+            self._data, self._offset, self._shape, self._strides, dtype.code, dtype.bits,
+            device.type, device.id, flags if versioned else 0, self, versioned,
+        )
+
+    # ---------------------------------------------------------------- conversions
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        """The ``dlarray`` module: the Array API namespace of this array."""
+        if api_version is not None and api_version not in ("2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"unsupported Array API version {api_version!r}; dlarray implements 2023.12 to 2025.12")
+        return sys.modules["dlarray"]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """numpy conversion: a zero-copy view for host memory (read-only stays read-only)."""
+        try:
+            native = self._as_native()
+        except _backend.BackendUnavailable as exc:
+            raise TypeError(f"cannot convert to a numpy array: {exc}") from None
+        if type(native) is not _ndarray:
+            raise TypeError(
+                f"an array on {self._device} is not converted to numpy implicitly; copy it "
+                f"with x.to_device('cpu') first"
+            )
+        if dtype is not None and np.dtype(dtype) != native.dtype:
+            if copy is False:
+                raise ValueError("converting to another dtype needs a copy, and copy=False forbids it")
+            return native.astype(dtype)
+        return native.copy() if copy else native
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        """The array on ``device``: itself if it is there already, otherwise a copy."""
+        target = as_device(device)
+        if target is self._device:
+            return self
+        raise _backend.BackendUnavailable(
+            f"copying from {self._device} to {target} needs cupy (pip install 'dlarray[cuda]') and a GPU"
+        )
+
+    def _copy(self) -> Array:
+        """A new, writable, C-contiguous copy on the same device."""
+        if self._computable():
+            native = self._as_native()
+            return wrap(native.copy())
+        return _copy_raw(self)
+
+    def _scalar(self, kind: type) -> Any:
+        if self.ndim != 0 and self.size != 1:
+            raise TypeError(f"only 1-element arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
+        if self.ndim != 0:
+            raise TypeError(f"only 0-d arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
+        value = self._host_native().item()
+        return kind(value)
+
+    def _host_native(self) -> Any:
+        native = self._as_native()
+        if type(native) is not _ndarray:
+            raise TypeError(f"reading a value of an array on {self._device} needs a copy to host: use to_device('cpu')")
+        return native
+
+    def __bool__(self) -> bool:
+        return self._scalar(bool)
+
+    def __int__(self) -> int:
+        return self._scalar(int)
+
+    def __float__(self) -> float:
+        return self._scalar(float)
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex)
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
+        return self._scalar(int)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        try:
+            body = np.array2string(self._host_native(), separator=", ", prefix="Array(")
+        except TypeError:
+            body = f"<{self.size} elements on {self._device}>"
+        suffix = ", readonly=True" if self.readonly else ""
+        return f"Array({body}, dtype={self._dtype}, device={self._device}{suffix})"
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------------- operators
+    # Each operator is the namespace's elementwise function (which carries the standard's special
+    # cases); a non-array, non-scalar operand gives NotImplemented so Python can try the other side.
+
+    def __add__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.add(self, other)
+
+    def __radd__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.add(other, self)
+
+    def __iadd__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.add(self, other))
+
+    def __sub__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.subtract(self, other)
+
+    def __rsub__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.subtract(other, self)
+
+    def __isub__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.subtract(self, other))
+
+    def __mul__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.multiply(self, other)
+
+    def __rmul__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.multiply(other, self)
+
+    def __imul__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.multiply(self, other))
+
+    def __truediv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.divide(self, other)
+
+    def __rtruediv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.divide(other, self)
+
+    def __itruediv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.divide(self, other))
+
+    def __floordiv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.floor_divide(other, self)
+
+    def __ifloordiv__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.floor_divide(self, other))
+
+    def __mod__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.remainder(other, self)
+
+    def __imod__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.remainder(self, other))
+
+    def __pow__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.pow(other, self)
+
+    def __ipow__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.pow(self, other))
+
+    def __and__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_and(self, other)
+
+    def __rand__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_and(other, self)
+
+    def __iand__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.bitwise_and(self, other))
+
+    def __or__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_or(self, other)
+
+    def __ror__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_or(other, self)
+
+    def __ior__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.bitwise_or(self, other))
+
+    def __xor__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_xor(other, self)
+
+    def __ixor__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.bitwise_xor(self, other))
+
+    def __lshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_left_shift(other, self)
+
+    def __ilshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.bitwise_left_shift(self, other))
+
+    def __rshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.bitwise_right_shift(other, self)
+
+    def __irshift__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return self._assign_in_place(_ops.bitwise_right_shift(self, other))
+
+    def __lt__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.less(self, other)
+
+    def __le__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.less_equal(self, other)
+
+    def __gt__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.greater(self, other)
+
+    def __ge__(self, other: Any, /) -> Array:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.greater_equal(self, other)
+
+    def __eq__(self, other: Any, /) -> Array:  # type: ignore[override]
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.equal(self, other)
+
+    def __ne__(self, other: Any, /) -> Array:  # type: ignore[override]
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            return NotImplemented
+        return _ops.not_equal(self, other)
+
+    def __neg__(self, /) -> Array:
+        return _ops.negative(self)
+
+    def __pos__(self, /) -> Array:
+        return _ops.positive(self)
+
+    def __abs__(self, /) -> Array:
+        return _ops.abs(self)
+
+    def __invert__(self, /) -> Array:
+        return _ops.bitwise_invert(self)
+
+    def __matmul__(self, other: Any, /) -> Array:
+        if type(other) is not Array:
+            return NotImplemented
+        return _linalg_ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any, /) -> Array:
+        if type(other) is not Array:
+            return NotImplemented
+        return _linalg_ops.matmul(other, self)
+
+    def __imatmul__(self, other: Any, /) -> Array:
+        if type(other) is not Array:
+            return NotImplemented
+        return self._assign_in_place(_linalg_ops.matmul(self, other))
+
+    def _assign_in_place(self, result: Array) -> Array:
+        """Finish an in-place operator: the result must keep this array's dtype and shape."""
+        if self.readonly:
+            raise ValueError("in-place operation on a read-only array")
+        if result._dtype is not self._dtype:
+            raise TypeError(
+                f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
+            )
+        if result.shape != self.shape:
+            raise ValueError(
+                f"in-place operation would change the shape from {self.shape} to {result.shape}"
+            )
+        self._as_native()[...] = result._as_native()
+        return self
+
+    # ---------------------------------------------------------------- indexing
+    def __getitem__(self, key: Any, /) -> Array:
+        """Index: basic indexing (ints, slices, ``...``, ``None``) gives a view; arrays select."""
+        if self._native is not None or self._computable():
+            return _indexing.getitem(self, key)
+        return _indexing.basic_view(self, key)
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        """Assign into the array; refused (ValueError) for a read-only one."""
+        if self.readonly:
+            raise ValueError("assignment destination is read-only")
+        _indexing.setitem(self, key, value)
+
+
+def wrap(native: Any) -> Array:
+    """An Array that owns a backend result (numpy array or scalar, or cupy array)."""
+    if type(native) is not _ndarray:
+        if isinstance(native, np.generic):
+            native = _asarray(native)
+        elif not isinstance(native, np.ndarray) and hasattr(native, "__cuda_array_interface__"):
+            return _wrap_cuda(native)
+        else:
+            native = _asarray(native)
+    array = object.__new__(Array)
+    array._native = native
+    array._owner = native
+    array._data = None
+    array._dtype = BY_NUMPY[native.dtype]
+    array._device = CPU
+    return array
+
+
+def _wrap_cuda(native: Any) -> Array:
+    array = object.__new__(Array)
+    array._native = native
+    array._owner = native
+    array._data = None
+    array._dtype = BY_NUMPY[native.dtype]
+    array._device = device_of(DLDeviceType.CUDA, native.device.id)
+    return array
+
+
+def _target_device(dl_device: Any) -> Device:
+    try:
+        kind, index = dl_device
+        return device_of(DLDeviceType(kind), operator.index(index))
+    except (TypeError, ValueError):
+        raise BufferError(f"dl_device must be a (device_type, device_id) pair of a known device, got {dl_device!r}") from None
+
+
+def _copy_raw(array: Array) -> Array:
+    """Byte-wise copy for dtypes no backend computes with (bfloat16, float8, ...), on the host."""
+    if not array._device.host_accessible:
+        raise _backend.BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
+    from . import _creation_functions
+
+    return _creation_functions.copy_bytes(array)
+
+
+# These modules need Array defined; the operators above reach them at call time.
+from . import _indexing  # noqa: E402
+from . import _elementwise_functions as _ops  # noqa: E402
+from . import _linear_algebra_functions as _linalg_ops  # noqa: E402

@@ -1,0 +1,102 @@
+"""Compute backends: the namespace that does the arithmetic for a device, and zero-copy views.
+
+CPU arrays compute with numpy; CUDA arrays with cupy when it is installed. A backend array
+("native") is created over an Array's buffer without copying, cached on the Array, and results
+come back as Arrays that own the backend array directly: no capsule round trip.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._dlpack import DLDeviceType
+
+if TYPE_CHECKING:
+    from ._array import Array
+
+# numpy needs a non-NULL address even for an empty array; this one is never read or written.
+_EMPTY_PLACEHOLDER = ctypes.create_string_buffer(16)
+_EMPTY_ADDRESS = ctypes.addressof(_EMPTY_PLACEHOLDER)
+
+_HOST_TYPES = frozenset({DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST})
+_CUDA_TYPES = frozenset({DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED})
+
+
+class BackendUnavailable(TypeError):
+    """The operation needs a compute backend this array's device or dtype does not have."""
+
+
+class _HostBuffer:
+    """Presents an Array's host memory to numpy through ``__array_interface__``.
+
+    numpy keeps this object as the view's ``base``; it holds the Array's owner, so the memory
+    stays valid for as long as the numpy view (or anything viewing it) lives.
+    """
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, interface: dict[str, Any], owner: Any) -> None:
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def host_view(array: Array) -> np.ndarray:
+    """A numpy array over ``array``'s host memory, zero-copy, read-only if the Array is."""
+    dtype = array._dtype
+    numpy_dtype = dtype.numpy_dtype
+    if numpy_dtype is None:
+        raise BackendUnavailable(
+            f"{dtype.name} arrays can be held, indexed and exported, but numpy cannot compute "
+            f"with them"
+        )
+    if array._device.type not in _HOST_TYPES and array._device.type != DLDeviceType.CUDA_MANAGED:
+        raise BackendUnavailable(
+            f"an array on {array._device} cannot be viewed from the host; use "
+            f"to_device('cpu') (or x.__dlpack__(dl_device=(1, 0))) to copy it"
+        )
+    itemsize = numpy_dtype.itemsize
+    shape = array._shape
+    address = array._data + array._offset
+    if not address or 0 in shape:
+        address = _EMPTY_ADDRESS
+    interface = {
+        "version": 3,
+        "shape": shape,
+        "typestr": numpy_dtype.str,
+        "data": (address, array.readonly),
+        "strides": tuple(s * itemsize for s in array._strides),
+    }
+    return np.asarray(_HostBuffer(interface, array._owner))
+
+
+def cuda_view(array: Array) -> Any:
+    """A cupy array over ``array``'s device memory, zero-copy (requires cupy)."""
+    try:
+        import cupy
+    except ImportError:
+        raise BackendUnavailable(
+            f"computing on {array._device} needs cupy: pip install 'dlarray[cuda]'"
+        ) from None
+    return cupy.from_dlpack(array._export_with_ctypes(versioned=True, flags=0))
+
+
+def native_of(array: Array) -> Any:
+    """The backend array for ``array`` (created on first use, then cached)."""
+    native = array._native
+    if native is None:
+        kind = array._device.type
+        native = cuda_view(array) if kind in _CUDA_TYPES else host_view(array)
+        array._native = native
+    return native
+
+
+def namespace_for(array: Array) -> Any:
+    """The module that computes for ``array``'s device: numpy, or cupy on CUDA."""
+    if array._device.type in _CUDA_TYPES:
+        import cupy
+
+        return cupy
+    return np

@@ -1,0 +1,102 @@
+"""Device objects: a DLPack device type and index, printed the way frameworks print them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._dlpack import DLDeviceType
+
+_NAMES = {
+    DLDeviceType.CPU: "cpu",
+    DLDeviceType.CUDA: "cuda",
+    DLDeviceType.CUDA_HOST: "cuda_host",
+    DLDeviceType.OPENCL: "opencl",
+    DLDeviceType.VULKAN: "vulkan",
+    DLDeviceType.METAL: "metal",
+    DLDeviceType.VPI: "vpi",
+    DLDeviceType.ROCM: "rocm",
+    DLDeviceType.ROCM_HOST: "rocm_host",
+    DLDeviceType.EXT_DEV: "ext_dev",
+    DLDeviceType.CUDA_MANAGED: "cuda_managed",
+    DLDeviceType.ONE_API: "oneapi",
+    DLDeviceType.WEBGPU: "webgpu",
+    DLDeviceType.HEXAGON: "hexagon",
+    DLDeviceType.MAIA: "maia",
+    DLDeviceType.TRN: "trn",
+}
+_BY_NAME = {name: kind for kind, name in _NAMES.items()}
+_HOST_READABLE = frozenset({DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST,
+                            DLDeviceType.CUDA_MANAGED})
+
+
+class Device:
+    """Where an array's memory lives: a DLPack device type and a device index.
+
+    ``str(device)`` is ``"cpu"`` for the host and ``"<type>:<index>"`` otherwise (``"cuda:1"``).
+    Devices compare equal when type and index are equal.
+    """
+
+    __slots__ = ("type", "id")
+    type: DLDeviceType
+    id: int
+
+    def __new__(cls, type: Any, id: int = 0) -> Device:  # noqa: A002 - DLPack's names
+        return device_of(DLDeviceType(type), int(id))
+
+    @property
+    def host_accessible(self) -> bool:
+        """True where the CPU may read the memory directly (CPU, pinned and managed memory)."""
+        return self.type in _HOST_READABLE
+
+    def __str__(self) -> str:
+        name = _NAMES[self.type]
+        return name if self.type == DLDeviceType.CPU else f"{name}:{self.id}"
+
+    def __repr__(self) -> str:
+        return f"Device('{self}')"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Device, (int(self.type), self.id))
+
+
+_cache: dict[tuple[int, int], Device] = {}
+
+
+def device_of(device_type: int, device_id: int) -> Device:
+    """The (interned) Device for a DLPack ``(device_type, device_id)`` pair."""
+    key = (device_type, device_id)
+    found = _cache.get(key)
+    if found is None:
+        found = object.__new__(Device)
+        object.__setattr__(found, "type", DLDeviceType(device_type))
+        object.__setattr__(found, "id", device_id)
+        _cache[key] = found
+    return found
+
+
+CPU = device_of(DLDeviceType.CPU, 0)
+
+
+def as_device(value: Any) -> Device:
+    """Resolve a device argument.
+
+    Accepts a :class:`Device`, a string (``"cpu"``, ``"cuda"``, ``"cuda:1"``), a DLPack
+    ``(device_type, device_id)`` pair, or an object with a ``__dlpack_device__`` method.
+    """
+    if type(value) is Device:
+        return value
+    if isinstance(value, str):
+        name, _, index = value.partition(":")
+        kind = _BY_NAME.get(name.lower())
+        if kind is None or (index and not index.isdigit()):
+            raise ValueError(f"unknown device {value!r}; expected e.g. 'cpu' or 'cuda:0'")
+        return device_of(kind, int(index) if index else 0)
+    if isinstance(value, tuple) and len(value) == 2:
+        try:
+            return device_of(DLDeviceType(value[0]), int(value[1]))
+        except ValueError:
+            raise ValueError(f"unknown DLPack device {value!r}") from None
+    method = getattr(value, "__dlpack_device__", None)
+    if method is not None:
+        return as_device(tuple(method()))
+    raise TypeError(f"{value!r} is not a device")

@@ -1,0 +1,33 @@
+"""The pure-ctypes DLPack core: structs, capsule calls, consume (import) and produce (export).
+
+Nothing here imports numpy; the package could be lifted out alone.
+"""
+
+from ._consume import CapsuleType, ImportedTensor, TensorInfo, capsule_name, consume_capsule
+from ._produce import export_capsule, live_export_count
+from ._structs import (
+    DLPACK_VERSION,
+    FLAG_IS_COPIED,
+    FLAG_IS_SUBBYTE_TYPE_PADDED,
+    FLAG_READ_ONLY,
+    MAX_NDIM,
+    DLDataTypeCode,
+    DLDeviceType,
+)
+
+__all__ = [
+    "DLPACK_VERSION",
+    "FLAG_IS_COPIED",
+    "FLAG_IS_SUBBYTE_TYPE_PADDED",
+    "FLAG_READ_ONLY",
+    "MAX_NDIM",
+    "CapsuleType",
+    "DLDataTypeCode",
+    "DLDeviceType",
+    "ImportedTensor",
+    "TensorInfo",
+    "capsule_name",
+    "consume_capsule",
+    "export_capsule",
+    "live_export_count",
+]

@@ -1,0 +1,135 @@
+"""Data type objects: the Array API dtypes, plus float16, bfloat16 and DLPack's float8/6/4 codes.
+
+Each dtype is a singleton, compared by identity and hashable. Those numpy can compute with carry
+the matching numpy dtype; the others (bfloat16, float8/6/4) are metadata only: arrays of them can
+be held, viewed, indexed and handed on through DLPack, not computed with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._dlpack import DLDataTypeCode as _Code
+
+
+class DType:
+    """An element type.
+
+    Attributes
+    ----------
+    name : str
+        The Array API (or DLPack) name, e.g. ``"float32"``, ``"bfloat16"``.
+    code : int
+        The DLPack ``DLDataTypeCode``.
+    bits : int
+        Bits per element.
+    kind : str
+        ``"bool"``, ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``,
+        ``"complex floating"`` or, for types outside the Array API, ``"extended floating"``.
+    """
+
+    __slots__ = ("name", "code", "bits", "kind", "numpy_dtype", "__weakref__")
+
+    def __init__(self, name: str, code: int, bits: int, kind: str, numpy_dtype: Any) -> None:
+        self.name = name
+        self.code = code
+        self.bits = bits
+        self.kind = kind
+        self.numpy_dtype = numpy_dtype
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (sub-byte types round up to one byte)."""
+        return max(self.bits // 8, 1)
+
+    def __repr__(self) -> str:
+        return f"dlarray.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name  # pickles as the module attribute of that name
+
+    def __copy__(self) -> DType:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> DType:
+        return self
+
+
+def _make(name: str, code: int, bits: int, kind: str, numpy_name: str | None) -> DType:
+    return DType(name, code, bits, kind, np.dtype(numpy_name) if numpy_name else None)
+
+
+bool = _make("bool", _Code.BOOL, 8, "bool", "bool")
+int8 = _make("int8", _Code.INT, 8, "signed integer", "int8")
+int16 = _make("int16", _Code.INT, 16, "signed integer", "int16")
+int32 = _make("int32", _Code.INT, 32, "signed integer", "int32")
+int64 = _make("int64", _Code.INT, 64, "signed integer", "int64")
+uint8 = _make("uint8", _Code.UINT, 8, "unsigned integer", "uint8")
+uint16 = _make("uint16", _Code.UINT, 16, "unsigned integer", "uint16")
+uint32 = _make("uint32", _Code.UINT, 32, "unsigned integer", "uint32")
+uint64 = _make("uint64", _Code.UINT, 64, "unsigned integer", "uint64")
+float16 = _make("float16", _Code.FLOAT, 16, "extended floating", "float16")
+float32 = _make("float32", _Code.FLOAT, 32, "real floating", "float32")
+float64 = _make("float64", _Code.FLOAT, 64, "real floating", "float64")
+complex64 = _make("complex64", _Code.COMPLEX, 64, "complex floating", "complex64")
+complex128 = _make("complex128", _Code.COMPLEX, 128, "complex floating", "complex128")
+bfloat16 = _make("bfloat16", _Code.BFLOAT, 16, "extended floating", None)
+float8_e3m4 = _make("float8_e3m4", _Code.FLOAT8_E3M4, 8, "extended floating", None)
+float8_e4m3 = _make("float8_e4m3", _Code.FLOAT8_E4M3, 8, "extended floating", None)
+float8_e4m3b11fnuz = _make("float8_e4m3b11fnuz", _Code.FLOAT8_E4M3B11FNUZ, 8, "extended floating", None)
+float8_e4m3fn = _make("float8_e4m3fn", _Code.FLOAT8_E4M3FN, 8, "extended floating", None)
+float8_e4m3fnuz = _make("float8_e4m3fnuz", _Code.FLOAT8_E4M3FNUZ, 8, "extended floating", None)
+float8_e5m2 = _make("float8_e5m2", _Code.FLOAT8_E5M2, 8, "extended floating", None)
+float8_e5m2fnuz = _make("float8_e5m2fnuz", _Code.FLOAT8_E5M2FNUZ, 8, "extended floating", None)
+float8_e8m0fnu = _make("float8_e8m0fnu", _Code.FLOAT8_E8M0FNU, 8, "extended floating", None)
+float6_e2m3fn = _make("float6_e2m3fn", _Code.FLOAT6_E2M3FN, 6, "extended floating", None)
+float6_e3m2fn = _make("float6_e3m2fn", _Code.FLOAT6_E3M2FN, 6, "extended floating", None)
+float4_e2m1fn = _make("float4_e2m1fn", _Code.FLOAT4_E2M1FN, 4, "extended floating", None)
+
+#: Every dtype, Array API ones first.
+ALL_DTYPES: tuple[DType, ...] = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,
+    complex64, complex128, float16, bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,
+    float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+)
+#: The dtypes the Array API standard names.
+ARRAY_API_DTYPES: tuple[DType, ...] = ALL_DTYPES[:13]
+
+BY_DLPACK: dict[tuple[int, int], DType] = {(d.code, d.bits): d for d in ALL_DTYPES}
+BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
+BY_NUMPY: dict[Any, DType] = {d.numpy_dtype: d for d in ALL_DTYPES if d.numpy_dtype is not None}
+# numpy's scalar types too, so that np.float32 and np.dtype("float32") both resolve
+BY_NUMPY.update({d.numpy_dtype.type: d for d in ALL_DTYPES if d.numpy_dtype is not None})
+
+
+def from_numpy_dtype(numpy_dtype: Any) -> DType:
+    """The dlarray dtype of a numpy dtype; TypeError for one outside the supported set."""
+    found = BY_NUMPY.get(numpy_dtype)
+    if found is None:
+        found = BY_NUMPY.get(np.dtype(numpy_dtype).newbyteorder("="))
+        if found is None or not np.dtype(numpy_dtype).isnative:
+            raise TypeError(f"numpy dtype {np.dtype(numpy_dtype)} has no dlarray equivalent")
+    return found
+
+
+def from_dlpack_code(code: int, bits: int) -> DType:
+    """The dtype of a DLPack ``(code, bits)`` pair (validated by the core already)."""
+    return BY_DLPACK[(code, bits)]
+
+
+def as_dtype(value: Any) -> DType:
+    """Resolve a dtype argument: a DType, a name, or a numpy dtype/type; TypeError otherwise."""
+    if type(value) is DType:
+        return value
+    if isinstance(value, str) and value in BY_NAME:
+        return BY_NAME[value]
+    try:
+        return from_numpy_dtype(value)
+    except Exception:
+        raise TypeError(f"{value!r} is not a dlarray dtype") from None
