@@ -41,4 +41,16 @@ from ._dtypes import (
     uint32,
     uint64,
 )
-from ._creation_functions import asarray, from_dlpack
+from ._constants import *  # noqa: F401,F403
+from ._creation_functions import *  # noqa: F401,F403
+from ._data_type_functions import *  # noqa: F401,F403
+from ._elementwise_functions import *  # noqa: F401,F403
+from ._indexing_functions import *  # noqa: F401,F403
+from ._linear_algebra_functions import *  # noqa: F401,F403
+from ._manipulation_functions import *  # noqa: F401,F403
+from ._searching_functions import *  # noqa: F401,F403
+from ._set_functions import *  # noqa: F401,F403
+from ._sorting_functions import *  # noqa: F401,F403
+from ._statistical_functions import *  # noqa: F401,F403
+from ._utility_functions import *  # noqa: F401,F403
+from . import fft, linalg  # noqa: E402

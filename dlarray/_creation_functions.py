@@ -20,6 +20,8 @@ from ._dlpack import (
 from ._dtypes import DType, as_dtype, from_numpy_dtype
 from . import _interfaces
 
+__all__ = ["asarray", "from_dlpack"]
+
 _ndarray = np.ndarray
 _DLPACK_VERSION = DLPACK_VERSION
 

@@ -8,6 +8,8 @@ import numpy as np
 
 from ._array import Array, wrap
 
+__all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "negative", "positive", "abs"]
+
 _SCALARS = (bool, int, float, complex)
 
 

@@ -6,6 +6,8 @@ import numpy as np
 
 from ._array import Array, wrap
 
+__all__ = ["matmul"]
+
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product (``x1 @ x2``), broadcasting over leading dimensions."""

@@ -1,0 +1,5 @@
+"""Indexing Functions (Array API "Indexing Functions")."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
