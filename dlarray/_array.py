@@ -28,17 +28,13 @@ from ._dlpack import (
     FLAG_READ_ONLY,
     DLDeviceType,
     TensorInfo,
-    export_capsule,
+    retarget_capsule,
 )
 from ._dtypes import BY_NUMPY, DType, from_dlpack_code
 
 _SCALAR_TYPES = (bool, int, float, complex)
 _ndarray = np.ndarray
 _asarray = np.asarray
-
-#: Export CPU arrays through numpy's own (C) producer when numpy can describe them. Tests switch it
-#: off to exercise the ctypes producer, which is what every other array is exported with.
-prefer_native_export = True
 
 
 class Array:
@@ -308,34 +304,36 @@ class Array:
                 "a read-only array cannot be exported as a legacy DLPack capsule (it has no "
                 "read-only flag); ask for max_version=(1, 0) or newer, or copy=True"
             )
-        if (
-            prefer_native_export
-            and not copied
-            and source._device is CPU
-            and source._dtype.numpy_dtype is not None
-        ):
-            # numpy's C producer: the same memory; numpy's view holds our owner alive. It also
-            # makes the copy (and sets IS_COPIED) when one is asked for.
-            native = source._as_native()
-            extra = {"copy": True} if copy_now else {}
-            if versioned:
-                return native.__dlpack__(max_version=(int(max_version[0]), int(max_version[1])), **extra)  # type: ignore[index]
-            return native.__dlpack__(**extra)
         if copy_now:
             source = source._copy()
             copied = True
-        flags = source._flags_now() | (FLAG_IS_COPIED if copied else 0)
-        return source._export_with_ctypes(versioned=versioned, flags=flags)
+        return source._export(versioned, FLAG_IS_COPIED if copied else 0)
 
-    def _export_with_ctypes(self, *, versioned: bool, flags: int) -> Any:
-        """Export through the ctypes producer (any device, any dtype)."""
-        self._ensure_metadata()
-        device = self._device
-        dtype = self._dtype
-        return export_capsule(
-            self._data, self._offset, self._shape, self._strides, dtype.code, dtype.bits,
-            device.type, device.id, flags if versioned else 0, self, versioned,
-        )
+    def _export(self, versioned: bool, set_flags: int = 0) -> Any:
+        """A fresh capsule over this array's memory, made by numpy's C producer.
+
+        numpy describes a host view of the memory; for a dtype numpy lacks or memory that is not on
+        the host, the view has an unsigned type of the same width and is never dereferenced, and the
+        core rewrites dtype, device and data fields afterwards. The capsule's deleter and destructor
+        are numpy's (C code, safe at any time); the view's ``base`` keeps this array's owner alive.
+        """
+        view = self._native
+        exact = type(view) is _ndarray
+        if not exact:
+            exact = self._device is CPU and self._dtype.numpy_dtype is not None
+            view = self._as_native() if exact else _backend.opaque_host_view(self)
+        capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
+        if not exact or set_flags:
+            self._ensure_metadata()
+            dtype = self._dtype
+            device = self._device
+            retarget_capsule(
+                capsule, versioned=versioned, data=self._data,  # type: ignore[arg-type]
+                byte_offset=self._offset, dtype_code=dtype.code, dtype_bits=dtype.bits,
+                device_type=device.type, device_id=device.id,
+                set_flags=set_flags | (self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED),
+            )
+        return capsule
 
     # ---------------------------------------------------------------- conversions
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:

@@ -72,6 +72,41 @@ def host_view(array: Array) -> np.ndarray:
     return np.asarray(_HostBuffer(interface, array._owner))
 
 
+def opaque_host_view(array: Array) -> np.ndarray:
+    """A numpy array with ``array``'s geometry, an unsigned type of the same width, and its address.
+
+    It exists only so that numpy's C DLPack producer can describe the memory (see
+    ``_dlpack._produce``); nothing reads through it, so the address may be device memory.
+    """
+    itemsize = array._dtype.itemsize
+    unsigned = np.dtype(f"u{itemsize}")
+    address = array._data + array._offset
+    interface = {
+        "version": 3,
+        "shape": array._shape,
+        "typestr": unsigned.str,
+        "data": (address if address and 0 not in array._shape else _EMPTY_ADDRESS, array.readonly),
+        "strides": tuple(s * itemsize for s in array._strides),
+    }
+    return np.asarray(_HostBuffer(interface, array._owner))
+
+
+class _DLPackHandle:
+    """Hands one capsule to a consumer that wants an object with ``__dlpack__``."""
+
+    __slots__ = ("_capsule", "_device")
+
+    def __init__(self, capsule: Any, device: tuple[int, int]) -> None:
+        self._capsule = capsule
+        self._device = device
+
+    def __dlpack__(self, **_options: Any) -> Any:
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._device
+
+
 def cuda_view(array: Array) -> Any:
     """A cupy array over ``array``'s device memory, zero-copy (requires cupy)."""
     try:
@@ -80,7 +115,8 @@ def cuda_view(array: Array) -> Any:
         raise BackendUnavailable(
             f"computing on {array._device} needs cupy: pip install 'dlarray[cuda]'"
         ) from None
-    return cupy.from_dlpack(array._export_with_ctypes(versioned=True, flags=0))
+    handle = _DLPackHandle(array._export(versioned=True), array.__dlpack_device__())
+    return cupy.from_dlpack(handle)
 
 
 def native_of(array: Array) -> Any:

@@ -4,7 +4,7 @@ Nothing here imports numpy; the package could be lifted out alone.
 """
 
 from ._consume import CapsuleType, ImportedTensor, TensorInfo, capsule_name, consume_capsule
-from ._produce import export_capsule, live_export_count
+from ._produce import retarget_capsule
 from ._structs import (
     DLPACK_VERSION,
     FLAG_IS_COPIED,
@@ -28,6 +28,5 @@ __all__ = [
     "TensorInfo",
     "capsule_name",
     "consume_capsule",
-    "export_capsule",
-    "live_export_count",
+    "retarget_capsule",
 ]

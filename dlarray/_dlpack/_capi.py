@@ -10,12 +10,6 @@ import ctypes
 
 _api = ctypes.pythonapi
 
-PyCapsule_Destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-capsule_new = _api.PyCapsule_New
-capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, PyCapsule_Destructor]
-capsule_new.restype = ctypes.py_object
-
 capsule_get_name = _api.PyCapsule_GetName
 capsule_get_name.argtypes = [ctypes.py_object]
 capsule_get_name.restype = ctypes.c_char_p
@@ -27,15 +21,6 @@ capsule_get_pointer.restype = ctypes.c_void_p
 capsule_set_name = _api.PyCapsule_SetName
 capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
 capsule_set_name.restype = ctypes.c_int
-
-# The destructor receives a borrowed ``PyObject *``; these variants take it as a raw address.
-capsule_is_valid_raw = _api["PyCapsule_IsValid"]  # a fresh function object: own argtypes
-capsule_is_valid_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-capsule_is_valid_raw.restype = ctypes.c_int
-
-capsule_get_pointer_raw = _api["PyCapsule_GetPointer"]
-capsule_get_pointer_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-capsule_get_pointer_raw.restype = ctypes.c_void_p
 
 py_incref = _api.Py_IncRef
 py_incref.argtypes = [ctypes.py_object]
@@ -53,7 +38,3 @@ def static_c_string(text: bytes) -> ctypes.Array[ctypes.c_char]:
     py_incref(buffer)
     return buffer
 
-
-def immortal(obj: object) -> None:
-    """Keep ``obj`` alive for the life of the process (ctypes callbacks that C code may call late)."""
-    py_incref(obj)
