@@ -40,8 +40,12 @@ class Device:
     type: DLDeviceType
     id: int
 
-    def __new__(cls, type: Any, id: int = 0) -> Device:  # noqa: A002 - DLPack's names
-        return device_of(DLDeviceType(type), int(id))
+    def __new__(cls, type: Any, id: int | None = None) -> Device:  # noqa: A002 - DLPack's names
+        """``Device("cuda:1")``, ``Device("cpu")`` or ``Device(DLDeviceType.CUDA, 1)``."""
+        if isinstance(type, str):
+            device = as_device(type)
+            return device if id is None else device_of(device.type, int(id))
+        return device_of(DLDeviceType(type), 0 if id is None else int(id))
 
     @property
     def host_accessible(self) -> bool:
