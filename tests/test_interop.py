@@ -1,0 +1,145 @@
+"""Zero-copy interchange with real frameworks, both directions: pointers must be preserved."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import dlarray
+
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+strict = pytest.importorskip("array_api_strict")
+
+
+def _numpy_ptr(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _jax_ptr(a) -> int:
+    return a.unsafe_buffer_pointer()
+
+
+def _strict_ptr(a) -> int:
+    return _numpy_ptr(np.from_dlpack(a))
+
+
+def test_numpy_round_trip_keeps_pointer() -> None:
+    a = np.arange(12.0).reshape(3, 4)
+    x = dlarray.from_dlpack(a)
+    assert x.data_ptr == _numpy_ptr(a)
+    b = np.from_dlpack(x)
+    assert _numpy_ptr(b) == _numpy_ptr(a)
+    c = np.asarray(x)
+    assert _numpy_ptr(c) == _numpy_ptr(a)
+    b[0, 0] = 42.0
+    assert a[0, 0] == 42.0
+
+
+def test_numpy_views_keep_pointer_and_strides() -> None:
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    for view in (a[::2, 1::3], a.T, a[::-1], a[:, ::-2], np.asfortranarray(a), a[1:3, 2]):
+        x = dlarray.from_dlpack(view)
+        assert x.data_ptr == _numpy_ptr(view)
+        assert x.strides == tuple(s // view.itemsize for s in view.strides)
+        assert np.array_equal(np.from_dlpack(x), view)
+
+
+def test_numpy_read_only_round_trip() -> None:
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    x = dlarray.from_dlpack(a)
+    assert x.readonly
+    assert not np.from_dlpack(x).flags.writeable
+    assert not np.asarray(x).flags.writeable
+    with pytest.raises(ValueError):
+        x[0] = 1.0
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.float64, torch.int8, torch.int64, torch.uint8, torch.bool,
+     torch.complex64, torch.float16, torch.bfloat16],
+)
+def test_torch_round_trip_keeps_pointer(dtype) -> None:
+    t = torch.ones((3, 5), dtype=dtype)[:, 1::2]
+    x = dlarray.from_dlpack(t)
+    assert x.data_ptr == t.data_ptr()
+    assert x.shape == tuple(t.shape)
+    assert x.strides == tuple(t.stride())
+    back = torch.from_dlpack(x)
+    assert back.data_ptr() == t.data_ptr()
+    assert back.dtype == dtype
+    assert torch.equal(back, t)
+
+
+def test_torch_writes_are_visible() -> None:
+    t = torch.zeros(4)
+    x = dlarray.from_dlpack(t)
+    x[1] = 3.0
+    assert t[1].item() == 3.0
+    back = torch.from_dlpack(x)
+    back[2] = 5.0
+    assert float(x[2]) == 5.0
+
+
+def test_torch_tensor_outlives_everything_correctly() -> None:
+    t = torch.arange(100.0)
+    ptr = t.data_ptr()
+    x = dlarray.from_dlpack(t)
+    del t
+    gc.collect()
+    view = x[10:20]
+    del x
+    gc.collect()
+    assert view.data_ptr == ptr + 40
+    assert float(view[0]) == 10.0
+
+
+def test_jax_round_trip_keeps_pointer() -> None:
+    a = jnp.arange(8.0, dtype=jnp.float32).reshape(2, 4)
+    x = dlarray.from_dlpack(a)
+    assert x.data_ptr == _jax_ptr(a)
+    assert x.readonly or not x.readonly  # jax may or may not mark it; both are legal
+    b = jnp.from_dlpack(x)
+    assert _jax_ptr(b) == _jax_ptr(a)
+    assert np.array_equal(np.asarray(b), np.asarray(a))
+
+
+def test_array_api_strict_round_trip_keeps_pointer() -> None:
+    a = strict.reshape(strict.arange(6, dtype=strict.float64), (2, 3))
+    x = dlarray.from_dlpack(a)
+    assert x.data_ptr == _strict_ptr(a)
+    b = strict.from_dlpack(x)
+    assert _strict_ptr(b) == _strict_ptr(a)
+
+
+def test_dlarray_to_dlarray_is_the_same_buffer() -> None:
+    x = dlarray.asarray(np.arange(5))
+    y = dlarray.from_dlpack(x)
+    assert y.data_ptr == x.data_ptr
+    z = dlarray.from_dlpack(x, copy=True)
+    assert z.data_ptr != x.data_ptr
+    assert np.array_equal(np.asarray(z), np.asarray(x))
+
+
+def test_from_dlpack_copy_false_with_numpy() -> None:
+    a = np.arange(5.0)
+    assert dlarray.from_dlpack(a, copy=False).data_ptr == _numpy_ptr(a)
+    torch_tensor = torch.arange(5.0)
+    assert dlarray.from_dlpack(torch_tensor, copy=False).data_ptr == torch_tensor.data_ptr()
+    copied = dlarray.from_dlpack(torch_tensor, copy=True)
+    assert copied.data_ptr != torch_tensor.data_ptr()
+
+
+def test_namespace_and_device() -> None:
+    x = dlarray.asarray(np.arange(3))
+    assert x.__array_namespace__() is dlarray
+    assert x.__array_namespace__(api_version="2024.12") is dlarray
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="2021.12")
+    assert str(x.device) == "cpu"
+    assert x.to_device("cpu") is x
