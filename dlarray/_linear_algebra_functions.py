@@ -2,17 +2,180 @@
 
 from __future__ import annotations
 
+import operator
+from typing import Any, Sequence
+
 import numpy as np
 
 from ._array import Array, wrap
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
+
+
+def _check_pair(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
+    """The backend arrays of two Array arguments on the same device (TypeError/ValueError)."""
+    if type(x1) is not Array or type(x2) is not Array:
+        raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
+    if x1._device is not x2._device:
+        raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
+    return x1._as_native(), x2._as_native()
+
+
+def vector_axis(axis: Any, ndim1: int, ndim2: int, name: str) -> int:
+    """The negative axis of the vectors of ``x1`` and ``x2`` for vecdot and cross.
+
+    The standard counts this axis from the end (it is applied before broadcasting); a
+    non-negative one is accepted only where it is unambiguous, that is both arrays have the same
+    number of dimensions.
+    """
+    axis = operator.index(axis)
+    smallest = min(ndim1, ndim2)
+    if smallest == 0:
+        raise ValueError(f"{name} needs arrays with at least one dimension")
+    if axis >= 0:
+        if ndim1 != ndim2:
+            raise ValueError(
+                f"{name}: axis must be negative (counted from the last dimension) when the arrays "
+                f"have different numbers of dimensions, got {axis}"
+            )
+        axis -= ndim1
+    if not -smallest <= axis <= -1:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for arrays with {ndim1} and {ndim2} dimensions")
+    return axis
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
-    """Matrix product (``x1 @ x2``), broadcasting over leading dimensions."""
-    if type(x1) is not Array or type(x2) is not Array:
-        raise TypeError("matmul takes two Arrays")
-    if x1._device is not x2._device:
-        raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
-    return wrap(np.matmul(x1._as_native(), x2._as_native()))
+    """Matrix product (``x1 @ x2``), broadcasting over leading dimensions.
+
+    Parameters
+    ----------
+    x1, x2
+        Arrays with at least one dimension; a 1-D operand is a vector (promoted to a matrix and
+        the added dimension removed from the result).
+
+    Returns
+    -------
+    Array
+        The product, with the dtype given by type promotion.
+    """
+    a, b = _check_pair(x1, x2, "matmul")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul does not take 0-d arrays; use multiply")
+    return wrap(np.matmul(a, b))
+
+
+def matrix_transpose(x: Array, /) -> Array:
+    """Transpose of a matrix or of each matrix in a stack (the last two dimensions swapped).
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+
+    Returns
+    -------
+    Array
+        A view of shape ``(..., N, M)`` with the dtype of ``x``.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"matrix_transpose takes an Array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose needs at least 2 dimensions, the array has {x.ndim}")
+    return x.mT
+
+
+def _tensordot_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:
+    """Validated, non-negative contraction axes of ``x1`` and ``x2``."""
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        count = operator.index(axes)
+        if count < 0:
+            raise ValueError(f"tensordot: an integer axes must be non-negative, got {count}")
+        if count > ndim1 or count > ndim2:
+            raise ValueError(
+                f"tensordot: cannot contract {count} axes of arrays with {ndim1} and {ndim2} dimensions"
+            )
+        return list(range(ndim1 - count, ndim1)), list(range(count))
+    try:
+        first, second = axes
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"tensordot: axes must be an int or a pair of sequences of ints, got {axes!r}"
+        ) from None
+    first = [first] if isinstance(first, int) else list(first)
+    second = [second] if isinstance(second, int) else list(second)
+    if len(first) != len(second):
+        raise ValueError(f"tensordot: the two axes sequences differ in length ({len(first)} and {len(second)})")
+    return _normalized(first, ndim1), _normalized(second, ndim2)
+
+
+def _normalized(axes: Sequence[Any], ndim: int) -> list[int]:
+    result = []
+    for axis in axes:
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise ValueError(f"tensordot: axis {axis} is out of bounds for an array with {ndim} dimensions")
+        result.append(axis % ndim)
+    if len(set(result)) != len(result):
+        raise ValueError(f"tensordot: repeated axes {list(axes)}")
+    return result
+
+
+def tensordot(
+    x1: Array,
+    x2: Array,
+    /,
+    *,
+    axes: int | tuple[Sequence[int], Sequence[int]] = 2,
+) -> Array:
+    """Tensor contraction of ``x1`` and ``x2`` over the given axes.
+
+    Parameters
+    ----------
+    x1, x2
+        Arrays to contract.
+    axes
+        ``N``: the last ``N`` axes of ``x1`` with the first ``N`` of ``x2``. A pair of sequences:
+        the axes of ``x1`` and of ``x2`` contracted pairwise (negative axes allowed). Contracted
+        axes must have equal sizes: they are not broadcast.
+
+    Returns
+    -------
+    Array
+        The non-contracted axes of ``x1`` followed by those of ``x2``; dtype by type promotion.
+    """
+    a, b = _check_pair(x1, x2, "tensordot")
+    first, second = _tensordot_axes(axes, a.ndim, b.ndim)
+    for i, j in zip(first, second):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(
+                f"tensordot: axis {i} of x1 (size {a.shape[i]}) and axis {j} of x2 "
+                f"(size {b.shape[j]}) differ in size"
+            )
+    return wrap(np.tensordot(a, b, axes=(first, second)))
+
+
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Dot product of the vectors along ``axis``, conjugating ``x1``: ``sum(conj(x1) * x2)``.
+
+    Parameters
+    ----------
+    x1, x2
+        Arrays broadcast against each other along all but the contracted axis, which must have
+        the same size in both (it is not broadcast).
+    axis
+        The contracted axis, counted from the end (``-1``: the last one).
+
+    Returns
+    -------
+    Array
+        The dot products, with the contracted axis removed; dtype by type promotion.
+    """
+    a, b = _check_pair(x1, x2, "vecdot")
+    axis = vector_axis(axis, a.ndim, b.ndim, "vecdot")
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(
+            f"vecdot: the vectors have sizes {a.shape[axis]} and {b.shape[axis]} along axis {axis}"
+        )
+    # numpy's vecdot gufunc applies the axis to each operand (before broadcasting) and
+    # conjugates the first one, as the standard asks
+    return wrap(np.vecdot(a, b, axis=axis))

@@ -1,5 +1,294 @@
-"""The Array API ``fft`` extension."""
+"""The Array API ``fft`` extension (2025.12), computed by the device's backend.
+
+Results keep the precision of the input: complex64 in gives complex64 out, float32 in gives
+complex64 (``rfft``, ``ihfft``), complex64 in gives float32 (``irfft``, ``hfft``).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+from ._array import Array, wrap
+from ._devices import CPU, as_device
+from ._dtypes import as_dtype, float64
+
+__all__ = [
+    "fft",
+    "ifft",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
+]
+
+Norm = Literal["backward", "ortho", "forward"]
+_NORMS = ("backward", "ortho", "forward")
+
+
+# --------------------------------------------------------------------------------- helpers
+def _native(x: Any, name: str, *, real: bool = False) -> Any:
+    """The backend array of ``x``: an Array with at least one dimension.
+
+    ``real``: the transform takes real input only (``rfft``, ``rfftn``, ``ihfft``); numpy would
+    silently drop the imaginary part of a complex one.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"fft.{name} takes an Array, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"fft.{name} needs an array with at least one dimension")
+    if real and x._dtype.kind == "complex floating":
+        raise TypeError(f"fft.{name} needs a real-valued array, got {x._dtype}")
+    return x._as_native()
+
+
+def _norm(norm: Any, name: str) -> str:
+    if norm not in _NORMS:
+        raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
+    return norm
+
+
+def _length(n: Any, name: str) -> int | None:
+    if n is None:
+        return None
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"fft.{name}: n must be a positive number of points, got {n}")
+    return n
+
+
+def _axis(axis: Any, ndim: int, name: str) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"fft.{name}: axis {axis} is out of bounds for an array with {ndim} dimensions")
+    return axis
+
+
+def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, list[int] | None]:
+    """Validated ``s`` and ``axes`` of an n-dimensional transform."""
+    if axes is not None:
+        axes = [_axis(a, ndim, name) for a in axes]
+    if s is not None:
+        if axes is None:
+            raise ValueError(f"fft.{name}: s needs axes too (the standard leaves s without axes undefined)")
+        s = [operator.index(size) for size in s]
+        if len(s) != len(axes):
+            raise ValueError(f"fft.{name}: s and axes differ in length ({len(s)} and {len(axes)})")
+        if any(size < 1 and size != -1 for size in s):
+            raise ValueError(f"fft.{name}: the sizes in s must be positive (or -1), got {s}")
+    return s, axes
+
+
+def _one_dimensional(function: Any, x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
+    native = _native(x, name, real=real)
+    return wrap(function(native, n=_length(n, name), axis=_axis(axis, native.ndim, name), norm=_norm(norm, name)))
+
+
+def _n_dimensional(function: Any, x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
+    native = _native(x, name, real=real)
+    s, axes = _s_axes(s, axes, native.ndim, name)
+    return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))
+
+
+# --------------------------------------------------------------------------------- transforms
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """One-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    x
+        Input array (complex; a real one is transformed as complex).
+    n
+        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'`` (no scaling), ``'ortho'`` (``1/sqrt(n)``) or ``'forward'`` (``1/n``).
+
+    Returns
+    -------
+    Array
+        Complex, with ``x``'s dtype for complex input; size ``n`` along ``axis``.
+    """
+    return _one_dimensional(np.fft.fft, x, n, axis, norm, "fft")
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform (the parameters of :func:`fft`;
+    ``'backward'`` scales by ``1/n`` here, ``'forward'`` not at all)."""
+    return _one_dimensional(np.fft.ifft, x, n, axis, norm, "ifft")
+
+
+def fftn(
+    x: Array,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:
+    """n-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    x
+        Input array (complex; a real one is transformed as complex).
+    s
+        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
+        ``axes``. ``None``: the sizes of ``x``.
+    axes
+        The transformed axes. ``None``: all of them.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``, scaling by ``1``, ``1/sqrt(n)`` or ``1/n``
+        with ``n = prod(s)``.
+
+    Returns
+    -------
+    Array
+        Complex, with ``x``'s dtype for complex input.
+    """
+    return _n_dimensional(np.fft.fftn, x, s, axes, norm, "fftn")
+
+
+def ifftn(
+    x: Array,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:
+    """n-dimensional inverse discrete Fourier transform (the parameters of :func:`fftn`)."""
+    return _n_dimensional(np.fft.ifftn, x, s, axes, norm, "ifftn")
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """One-dimensional discrete Fourier transform of real input: the ``n//2 + 1`` non-negative
+    frequency terms, complex of ``x``'s precision (float32 gives complex64)."""
+    return _one_dimensional(np.fft.rfft, x, n, axis, norm, "rfft", real=True)
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Inverse of :func:`rfft`: ``n`` real points (default ``2*(m - 1)`` for ``m`` input points),
+    real of ``x``'s precision (complex64 gives float32)."""
+    return _one_dimensional(np.fft.irfft, x, n, axis, norm, "irfft")
+
+
+def rfftn(
+    x: Array,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:
+    """n-dimensional discrete Fourier transform of real input (the last transformed axis keeps
+    ``s[-1]//2 + 1`` terms); complex of ``x``'s precision."""
+    return _n_dimensional(np.fft.rfftn, x, s, axes, norm, "rfftn", real=True)
+
+
+def irfftn(
+    x: Array,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:
+    """Inverse of :func:`rfftn`: real of ``x``'s precision, ``s`` points along the axes (default:
+    the input sizes, except ``2*(m - 1)`` along the last transformed axis)."""
+    return _n_dimensional(np.fft.irfftn, x, s, axes, norm, "irfftn")
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half:
+    ``n`` real points (default ``2*(m - 1)``), real of ``x``'s precision."""
+    return _one_dimensional(np.fft.hfft, x, n, axis, norm, "hfft")
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Inverse of :func:`hfft` for real input: ``n//2 + 1`` complex points of ``x``'s precision."""
+    return _one_dimensional(np.fft.ihfft, x, n, axis, norm, "ihfft", real=True)
+
+
+# --------------------------------------------------------------------------------- helpers
+def _frequencies(values: np.ndarray, dtype: Any, device: Any, name: str) -> Array:
+    """Sample frequencies (computed in float64) in ``dtype`` on ``device``."""
+    target = float64 if dtype is None else as_dtype(dtype)
+    if target.kind != "real floating":
+        raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {target}")
+    result = wrap(values.astype(target.numpy_dtype, copy=False))
+    if device is not None:
+        place = as_device(device)
+        if place is not CPU:
+            result = result.to_device(place)
+    return result
+
+
+def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"fft.{name}: n must be positive, got {n}")
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        raise TypeError(f"fft.{name}: d must be a float, got {type(d).__name__}")
+    return n, float(d)
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
+
+    Returns
+    -------
+    Array
+        ``[0, 1, ..., -2, -1] / (d*n)``, shape ``(n,)``, in ``dtype`` (a real floating dtype;
+        default float64) on ``device``.
+    """
+    n, d = _window(n, d, "fftfreq")
+    return _frequencies(np.fft.fftfreq(n, d), dtype, device, "fftfreq")
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """Non-negative sample frequencies of a length-``n`` real transform (:func:`rfft`).
+
+    Returns
+    -------
+    Array
+        ``[0, 1, ..., n//2] / (d*n)``, shape ``(n//2 + 1,)``, in ``dtype`` (default float64)
+        on ``device``.
+    """
+    n, d = _window(n, d, "rfftfreq")
+    return _frequencies(np.fft.rfftfreq(n, d), dtype, device, "rfftfreq")
+
+
+def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:
+    if axes is None:
+        return None
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        return _axis(axes, ndim, name)
+    return [_axis(a, ndim, name) for a in axes]
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Move the zero-frequency term to the centre of ``axes`` (all axes if ``None``)."""
+    if type(x) is not Array:
+        raise TypeError(f"fft.fftshift takes an Array, got {type(x).__name__}")
+    native = x._as_native()
+    return wrap(np.fft.fftshift(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Inverse of :func:`fftshift` (they differ for odd lengths)."""
+    if type(x) is not Array:
+        raise TypeError(f"fft.ifftshift takes an Array, got {type(x).__name__}")
+    native = x._as_native()
+    return wrap(np.fft.ifftshift(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))

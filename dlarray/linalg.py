@@ -1,5 +1,546 @@
-"""The Array API ``linalg`` extension."""
+"""The Array API ``linalg`` extension (2025.12), computed by the device's backend.
+
+Decompositions that return several arrays return named tuples (``EighResult``, ``EigResult``,
+``QRResult``, ``SlogdetResult``, ``SVDResult``) whose fields are dlarray Arrays.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from typing import Any, Literal, NamedTuple, Sequence
+
+import numpy as np
+
+from ._array import Array, wrap
+from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
+from ._dtypes import as_dtype
+from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot, vector_axis
+
+__all__ = [
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
+
+
+class EighResult(NamedTuple):
+    """Result of :func:`eigh`: real eigenvalues and the matrix of eigenvectors (columns)."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
+    """Result of :func:`eig`: complex eigenvalues and eigenvectors (columns)."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    """Result of :func:`qr`: ``x = Q @ R`` with ``R`` upper triangular."""
+
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    """Result of :func:`slogdet`: ``det(x) = sign * exp(logabsdet)``."""
+
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    """Result of :func:`svd`: ``x = U @ diag(S) @ Vh``, ``S`` in descending order."""
+
+    U: Array
+    S: Array
+    Vh: Array
+
+
+# --------------------------------------------------------------------------------- helpers
+def _native(x: Any, name: str) -> Any:
+    """The backend array of an Array argument (TypeError for anything else)."""
+    if type(x) is not Array:
+        raise TypeError(f"{name} takes an Array, got {type(x).__name__}")
+    return x._as_native()
+
+
+def _natives(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
+    """The backend arrays of two Array arguments on the same device."""
+    if type(x1) is not Array or type(x2) is not Array:
+        raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
+    if x1._device is not x2._device:
+        raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
+    return x1._as_native(), x2._as_native()
+
+
+def _matrices(x: Any, name: str) -> Any:
+    """The backend array of a stack of matrices (at least 2 dimensions)."""
+    native = _native(x, name)
+    if native.ndim < 2:
+        raise ValueError(f"{name} needs an array of shape (..., M, N), got shape {native.shape}")
+    return native
+
+
+def _square(x: Any, name: str) -> Any:
+    """The backend array of a stack of square matrices."""
+    native = _matrices(x, name)
+    if native.shape[-1] != native.shape[-2]:
+        raise ValueError(f"{name} needs square matrices, got shape {native.shape}")
+    return native
+
+
+def _floating(native: Any) -> Any:
+    """``native`` itself if it is floating point, else converted to float64 (the default
+    floating dtype), which the decompositions compute in."""
+    if native.dtype.kind in "fc":
+        return native
+    return native.astype(np.float64)
+
+
+def _complex_of(native: Any) -> Any:
+    """``native`` as the complex dtype of its precision (float32 -> complex64, ...)."""
+    if native.dtype.kind == "c":
+        return native
+    target = np.complex64 if native.dtype == np.float32 else np.complex128
+    return native.astype(target)
+
+
+def _rtol(rtol: Any, x: Array, name: str) -> Any:
+    """The rtol argument as the backend wants it: None, a Python float, or a backend array."""
+    if rtol is None:
+        return None
+    if type(rtol) is Array:
+        if rtol._device is not x._device:
+            raise ValueError(f"{name}: rtol is on {rtol._device}, x on {x._device}")
+        if rtol._dtype.kind != "real floating":
+            raise TypeError(f"{name}: rtol must have a real floating-point dtype, got {rtol._dtype}")
+        return rtol._as_native()
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
+        raise TypeError(f"{name}: rtol must be a float or an Array, got {type(rtol).__name__}")
+    return float(rtol)
+
+
+# --------------------------------------------------------------------------------- functions
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """Cholesky factor of each (Hermitian) positive-definite matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+    upper
+        ``False``: the lower factor ``L`` (``x = L @ L^H``). ``True``: the upper factor ``U``
+        (``x = U^H @ U``).
+
+    Returns
+    -------
+    Array
+        The triangular factors, with the shape of ``x``.
+    """
+    return wrap(np.linalg.cholesky(_square(x, "cholesky"), upper=bool(upper)))
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Cross product of the 3-element vectors along ``axis``.
+
+    Parameters
+    ----------
+    x1, x2
+        Arrays with size 3 along ``axis`` (that axis is not broadcast), broadcast against each
+        other along the other axes.
+    axis
+        The axis of the vectors, counted from the end (``-1``: the last one).
+
+    Returns
+    -------
+    Array
+        The cross products, with the broadcast shape; dtype by type promotion.
+    """
+    a, b = _natives(x1, x2, "cross")
+    axis = vector_axis(axis, a.ndim, b.ndim, "cross")
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError(
+            f"cross needs 3-element vectors along axis {axis}, got shapes {a.shape} and {b.shape}"
+        )
+    return wrap(np.linalg.cross(a, b, axis=axis))
+
+
+def det(x: Array, /) -> Array:
+    """Determinant of each square matrix in ``x`` (shape ``(..., M, M)`` to ``(...)``)."""
+    return wrap(np.linalg.det(_square(x, "det")))
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The diagonal of each matrix in ``x``, as a view.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    offset
+        ``0``: the main diagonal; positive: above it; negative: below it. An offset past the
+        matrix gives an empty diagonal.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., K)`` where ``K`` is the length of the diagonal; dtype of ``x``. It shares
+        ``x``'s memory and is writable when ``x`` is.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"diagonal takes an Array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal needs an array of shape (..., M, N), got shape {x.shape}")
+    offset = operator.index(offset)
+    if x._native is None and not x._computable():
+        return _diagonal_view(x, offset)
+    native = x._as_native()
+    view = np.diagonal(native, offset=offset, axis1=-2, axis2=-1)
+    if isinstance(view, np.ndarray) and native.flags.writeable and not view.flags.writeable:
+        # numpy marks diagonal views read-only by policy only; the memory is x's and writable
+        view.setflags(write=True)
+    return wrap(view)
+
+
+def _diagonal_view(x: Array, offset: int) -> Array:
+    """The diagonal by metadata alone, for arrays no backend computes with (e.g. bfloat16)."""
+    x._ensure_metadata()
+    if x._dtype.bits < 8 and not x._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
+        raise TypeError(f"packed {x._dtype} arrays (several elements per byte) cannot be viewed")
+    *batch, rows, cols = x._shape
+    *batch_strides, row_stride, col_stride = x._strides
+    if offset >= 0:
+        length = max(0, min(rows, cols - offset))
+        start = offset * col_stride
+    else:
+        length = max(0, min(rows + offset, cols))
+        start = -offset * row_stride
+    byte_offset = x._offset + (start * x._dtype.itemsize if length else 0)
+    return x._view(byte_offset, (*batch, length), (*batch_strides, row_stride + col_stride))
+
+
+def eigh(x: Array, /) -> EighResult:
+    """Eigenvalues and eigenvectors of each real symmetric / complex Hermitian matrix in ``x``.
+
+    Returns
+    -------
+    EighResult
+        ``eigenvalues`` (shape ``(..., M)``, real dtype of ``x``'s precision) and
+        ``eigenvectors`` (shape ``(..., M, M)``, dtype of ``x``, one eigenvector per column).
+    """
+    values, vectors = np.linalg.eigh(_square(x, "eigh"))
+    return EighResult(wrap(values), wrap(vectors))
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x`` (real dtype)."""
+    return wrap(np.linalg.eigvalsh(_square(x, "eigvalsh")))
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and eigenvectors of each square matrix in ``x``.
+
+    Returns
+    -------
+    EigResult
+        ``eigenvalues`` (shape ``(..., M)``) and ``eigenvectors`` (shape ``(..., M, M)``, one per
+        column), both complex of ``x``'s precision even where every eigenvalue is real (numpy
+        returns a real dtype then).
+    """
+    values, vectors = np.linalg.eig(_square(x, "eig"))
+    return EigResult(wrap(_complex_of(values)), wrap(_complex_of(vectors)))
+
+
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision."""
+    return wrap(_complex_of(np.linalg.eigvals(_square(x, "eigvals"))))
+
+
+def inv(x: Array, /) -> Array:
+    """Inverse of each square matrix in ``x``."""
+    return wrap(np.linalg.inv(_square(x, "inv")))
+
+
+def matrix_norm(
+    x: Array,
+    /,
+    *,
+    keepdims: bool = False,
+    ord: int | float | Literal["fro", "nuc"] | None = "fro",  # noqa: A002 - the standard's name
+) -> Array:
+    """Matrix norm of each matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    keepdims
+        Keep the last two dimensions as size-1 dimensions.
+    ord
+        ``'fro'`` (Frobenius), ``'nuc'`` (nuclear), ``1``/``-1`` (max/min column sum of
+        ``abs(x)``), ``inf``/``-inf`` (max/min row sum), ``2``/``-2`` (largest/smallest
+        singular value).
+
+    Returns
+    -------
+    Array
+        The norms, real floating point of ``x``'s precision.
+    """
+    native = _matrices(x, "matrix_norm")
+    if ord is None:
+        ord = "fro"
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
+    elif ord not in (1, -1, 2, -2, np.inf, -np.inf):
+        raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
+    return wrap(np.linalg.matrix_norm(native, keepdims=bool(keepdims), ord=ord))
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """Each square matrix in ``x`` raised to the integer power ``n``.
+
+    ``n = 0`` gives identity matrices, a negative ``n`` the power of the inverse.
+    """
+    native = _square(x, "matrix_power")
+    n = operator.index(n)
+    if n < 0:
+        native = _floating(native)
+    return wrap(np.linalg.matrix_power(native, n))
+
+
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Rank of each matrix in ``x``: the number of singular values above the tolerance.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    rtol
+        Relative tolerance: singular values ``<= rtol * largest`` count as zero. A float, or a
+        real floating-point Array broadcast against ``x.shape[:-2]``. ``None``:
+        ``max(M, N) * eps`` of ``x``'s precision.
+
+    Returns
+    -------
+    Array
+        The ranks, shape ``x.shape[:-2]``, default integer dtype (int64).
+    """
+    native = _matrices(x, "matrix_rank")
+    ranks = np.linalg.matrix_rank(native, rtol=_rtol(rtol, x, "matrix_rank"))
+    return wrap(np.asarray(ranks, dtype=np.int64))
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """Outer product of two vectors: shape ``(N, M)``, dtype by type promotion."""
+    a, b = _natives(x1, x2, "outer")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"outer takes two 1-D arrays, got shapes {a.shape} and {b.shape}")
+    return wrap(np.linalg.outer(a, b))
+
+
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Moore-Penrose pseudo-inverse of each matrix in ``x`` (shape ``(..., M, N)`` to ``(..., N, M)``).
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    rtol
+        Relative tolerance for small singular values (as in :func:`matrix_rank`); ``None``:
+        ``max(M, N) * eps`` of ``x``'s precision.
+    """
+    native = _floating(_matrices(x, "pinv"))
+    # rtol=None explicitly selects the standard's default (numpy's own default is 1e-15)
+    return wrap(np.linalg.pinv(native, rtol=_rtol(rtol, x, "pinv")))
+
+
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """QR decomposition of each matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    mode
+        ``'reduced'``: ``Q`` is ``(..., M, K)`` and ``R`` ``(..., K, N)`` with ``K = min(M, N)``.
+        ``'complete'``: ``Q`` is ``(..., M, M)`` and ``R`` ``(..., M, N)``.
+
+    Returns
+    -------
+    QRResult
+        ``Q`` with orthonormal columns and upper-triangular ``R``.
+    """
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    q, r = np.linalg.qr(_matrices(x, "qr"), mode=mode)
+    return QRResult(wrap(q), wrap(r))
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """Sign and natural log of the absolute value of the determinant of each square matrix.
+
+    Returns
+    -------
+    SlogdetResult
+        ``sign`` (dtype of ``x``; 0 for a singular matrix) and ``logabsdet`` (real dtype of
+        ``x``'s precision; ``-inf`` for a singular matrix).
+    """
+    sign, logabsdet = np.linalg.slogdet(_square(x, "slogdet"))
+    return SlogdetResult(wrap(sign), wrap(logabsdet))
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """Solution ``X`` of ``x1 @ X = x2`` for each square system.
+
+    Parameters
+    ----------
+    x1
+        Invertible matrices, shape ``(..., M, M)``.
+    x2
+        Shape ``(M,)`` (one right-hand side vector for every matrix) or ``(..., M, K)`` (its
+        stack dimensions broadcast against those of ``x1``).
+
+    Returns
+    -------
+    Array
+        Shape ``x1.shape[:-2] + (M,)`` for a vector ``x2``, else ``(..., M, K)`` with the
+        broadcast stack shape; dtype by type promotion.
+    """
+    a, b = _natives(x1, x2, "solve")
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"solve: x1 must have shape (..., M, M), got {a.shape}")
+    size = a.shape[-1]
+    if b.ndim == 1:
+        if b.shape[0] != size:
+            raise ValueError(f"solve: x2 of shape {b.shape} does not match x1 of shape {a.shape}")
+    elif b.ndim < 2 or b.shape[-2] != size:
+        raise ValueError(f"solve: x2 must have shape ({size},) or (..., {size}, K), got {b.shape}")
+    # numpy >= 2 treats x2 as a vector only when it is 1-D, as the standard does
+    return wrap(np.linalg.solve(a, b))
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    """Singular value decomposition of each matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    full_matrices
+        ``True``: ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``. ``False``: ``(..., M, K)``
+        and ``(..., K, N)`` with ``K = min(M, N)``.
+
+    Returns
+    -------
+    SVDResult
+        ``U``, ``S`` (shape ``(..., K)``, descending, real of ``x``'s precision) and ``Vh``.
+    """
+    u, s, vh = np.linalg.svd(_matrices(x, "svd"), full_matrices=bool(full_matrices))
+    return SVDResult(wrap(u), wrap(s), wrap(vh))
+
+
+def svdvals(x: Array, /) -> Array:
+    """Singular values of each matrix in ``x``, in descending order, real of ``x``'s precision."""
+    return wrap(np.linalg.svdvals(_matrices(x, "svdvals")))
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+    """Sum of the diagonal of each matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+    offset
+        Which diagonal: ``0`` the main one, positive above it, negative below it.
+    dtype
+        dtype of the result (the elements are cast to it before summing). ``None``: the dtype
+        of ``x``, except that smaller integers sum in the default integer dtype (int64), or
+        uint64 for unsigned ones.
+
+    Returns
+    -------
+    Array
+        The traces, shape ``x.shape[:-2]``.
+    """
+    native = _matrices(x, "trace")
+    offset = operator.index(offset)
+    target = None if dtype is None else as_dtype(dtype).numpy_dtype
+    if dtype is not None and target is None:
+        raise TypeError(f"trace cannot compute in {as_dtype(dtype)}")
+    return wrap(np.linalg.trace(native, offset=offset, dtype=target))
+
+
+def vector_norm(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: int | float = 2,  # noqa: A002 - the standard's name
+) -> Array:
+    """Vector norm of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x
+        Input array.
+    axis
+        ``None``: all elements (the flattened array). An int or a tuple: the axes reduced.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+    ord
+        ``p`` of the p-norm ``sum(abs(x)**p)**(1/p)``; ``inf``/``-inf``: max/min of ``abs(x)``;
+        ``0``: the number of non-zero elements.
+
+    Returns
+    -------
+    Array
+        The norms, real floating point (of ``x``'s precision for a floating ``x``).
+    """
+    native = _native(x, "vector_norm")
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"vector_norm: ord must be an int or a float, got {type(ord).__name__}")
+    if axis is not None:
+        axis = _axes(axis, native.ndim)
+    return wrap(np.linalg.vector_norm(_floating(native), axis=axis, keepdims=bool(keepdims), ord=ord))
+
+
+def _axes(axis: int | Sequence[int], ndim: int) -> int | tuple[int, ...]:
+    """Validated reduction axes (IndexError-free: ValueError for out-of-range or repeated)."""
+    items = [axis] if not isinstance(axis, (tuple, list)) else list(axis)
+    normalized = []
+    for item in items:
+        item = operator.index(item)
+        if not -ndim <= item < ndim:
+            raise ValueError(f"axis {item} is out of bounds for an array with {ndim} dimensions")
+        normalized.append(item % ndim)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"repeated axes in {axis!r}")
+    return normalized[0] if not isinstance(axis, (tuple, list)) else tuple(normalized)
