@@ -60,7 +60,7 @@ def host_view(array: Array) -> np.ndarray:
     itemsize = numpy_dtype.itemsize
     shape = array._shape
     address = array._data + array._offset
-    if not address or 0 in shape:
+    if not address:  # only an empty array may have no address
         address = _EMPTY_ADDRESS
     interface = {
         "version": 3,
@@ -85,7 +85,7 @@ def opaque_host_view(array: Array) -> np.ndarray:
         "version": 3,
         "shape": array._shape,
         "typestr": unsigned.str,
-        "data": (address if address and 0 not in array._shape else _EMPTY_ADDRESS, array.readonly),
+        "data": (address or _EMPTY_ADDRESS, array.readonly),
         "strides": tuple(s * itemsize for s in array._strides),
     }
     return np.asarray(_HostBuffer(interface, array._owner))
