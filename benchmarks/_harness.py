@@ -1,0 +1,226 @@
+"""Shared helpers of the benchmark scripts: timing, targets, tables, JSON.
+
+Times are medians over repeats of a tight loop (``timeit`` with ``time.perf_counter_ns``; the loop
+count is calibrated so that one repeat lasts ``min_time`` seconds). The statement is compiled into
+the loop by ``timeit``, so no Python call wrapper is timed with it. Garbage collection is off
+during a repeat, as ``timeit`` does by default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import timeit
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long to time each statement."""
+
+    min_time: float  # seconds one repeat should last at least
+    repeats: int  # repeats whose median is reported
+
+    @classmethod
+    def for_mode(cls, quick: bool) -> Settings:
+        """Few short repeats for ``--quick`` (a smoke run), enough for stable medians otherwise."""
+        return cls(min_time=0.002, repeats=3) if quick else cls(min_time=0.05, repeats=9)
+
+
+@dataclass
+class Timing:
+    """One measured statement: median and minimum time per call, in microseconds."""
+
+    median_us: float
+    min_us: float
+    number: int  # calls per repeat
+    repeats: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"median_us": self.median_us, "min_us": self.min_us, "number": self.number, "repeats": self.repeats}
+
+
+def _calibrate(timer: timeit.Timer, min_ns: float) -> int:
+    """Loop count for which one repeat lasts at least ``min_ns`` nanoseconds."""
+    number = 1
+    while True:
+        elapsed = timer.timeit(number)
+        if elapsed >= min_ns:
+            return number
+        # Grow towards the target from the measured rate, at least doubling, at most 100x at once.
+        estimate = number * min_ns / max(elapsed, 1) * 1.1
+        number = int(min(max(estimate, number * 2), number * 100))
+
+
+def measure(stmt: str, namespace: dict[str, Any], settings: Settings) -> Timing:
+    """Time ``stmt`` (evaluated in ``namespace``); exceptions propagate from a first, untimed run."""
+    exec(stmt, namespace)  # raises here, outside the timed loop, if the statement cannot run
+    timer = timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns)
+    number = _calibrate(timer, settings.min_time * 1e9)
+    per_call = [timer.timeit(number) / number / 1000.0 for _ in range(settings.repeats)]
+    return Timing(statistics.median(per_call), min(per_call), number, settings.repeats)
+
+
+@dataclass
+class Results:
+    """Timings of named operations, keyed by a case label (a size, or "small"/"large")."""
+
+    timings: dict[str, dict[str, Timing | None]] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def run(self, name: str, case: str, stmt: str, namespace: dict[str, Any], settings: Settings) -> Timing | None:
+        """Measure one statement; an exception records the operation as unavailable ("n/a")."""
+        row = self.timings.setdefault(name, {})
+        try:
+            timing = measure(stmt, namespace, settings)
+        except Exception as error:  # any failure of the measured library makes the row "n/a"
+            self.errors.setdefault(name, f"{type(error).__name__}: {error}".splitlines()[0][:200])
+            row[case] = None
+            return None
+        row[case] = timing
+        return timing
+
+    def median(self, name: str, case: str) -> float | None:
+        timing = self.timings.get(name, {}).get(case)
+        return None if timing is None else timing.median_us
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            name: {case: (None if t is None else t.as_dict()) for case, t in row.items()}
+            for name, row in self.timings.items()
+        }
+
+
+@dataclass
+class Target:
+    """A performance target: a measured value, how it compares with its bound, and whether it holds."""
+
+    name: str
+    value: float | None  # None: could not be computed (an operation was n/a)
+    op: str  # "<=" or ">="
+    bound: float
+    detail: dict[str, float | None] = field(default_factory=dict)  # e.g. the value per size
+    unit: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        if self.value is None or math.isnan(self.value):
+            return None
+        return self.value <= self.bound if self.op == "<=" else self.value >= self.bound
+
+    @property
+    def verdict(self) -> str:
+        return {True: "MET", False: "NOT MET", None: "n/a"}[self.met]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "target": f"{self.op} {self.bound:g}",
+            "met": self.met,
+            "verdict": self.verdict,
+            "unit": self.unit,
+            "detail": self.detail,
+        }
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``, or None when either is missing."""
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    return numerator / denominator
+
+
+def worst(values: Iterable[float | None], op: str) -> float | None:
+    """The value that decides a target over several cases: the max for "<=", the min for ">="."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    return max(present) if op == "<=" else min(present)
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A number for a table cell, "n/a" when missing."""
+    if value is None:
+        return "n/a"
+    if value == 0 or 0.01 <= abs(value) < 1e5:
+        return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:.0f}"
+    return f"{value:.2e}"
+
+
+def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    """A plain-text table: first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    print(f"\n{title}")
+    line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+
+
+def print_targets(targets: list[Target]) -> None:
+    """The targets with their value, bound and MET/NOT MET."""
+    rows = [[t.name, fmt(t.value) + (f" {t.unit}" if t.unit else ""), f"{t.op} {t.bound:g}", t.verdict] for t in targets]
+    print_table("Targets", ["target", "value", "bound", "verdict"], rows)
+
+
+def versions(modules: Iterable[str]) -> dict[str, str | None]:
+    """Installed versions of the named modules (None where one cannot be imported)."""
+    found: dict[str, str | None] = {}
+    for name in modules:
+        try:
+            module = __import__(name)
+        except Exception:
+            found[name] = None
+            continue
+        found[name] = str(getattr(module, "__version__", "unknown"))
+    return found
+
+
+def environment(settings: Settings, quick: bool, modules: Iterable[str]) -> dict[str, Any]:
+    """What the numbers were measured on, for the JSON file."""
+    return {
+        "quick": quick,
+        "min_time_s": settings.min_time,
+        "repeats": settings.repeats,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "versions": versions(modules),
+    }
+
+
+def write_json(path: Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` as indented JSON, creating the results folder if needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    print(f"\nwrote {path}")
+
+
+def save_plot(path: Path, draw: Callable[[Any], None]) -> None:
+    """Draw with matplotlib (Agg backend) into ``path``; a missing matplotlib only skips the plot."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: {path.name} not drawn")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draw(plt)
+    plt.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close("all")
+    print(f"wrote {path}")

@@ -1,0 +1,375 @@
+"""DLPack import/export latency of dlarray against its peers, across buffer sizes.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_dlpack.py            # dlarray + anchors, 10 .. 1e8 elements
+    .venv/bin/python benchmarks/bench_dlpack.py --compare  # + numpy/torch/jax/array-api-strict/pydlpack matrix
+    .venv/bin/python benchmarks/bench_dlpack.py --memory   # + resident memory added per 400 MB import
+    .venv/bin/python benchmarks/bench_dlpack.py --quick    # smoke run: two sizes, short repeats
+
+Every buffer is float32 and allocated (and touched) once per size, then reused by every timed
+statement. Times are medians in microseconds (see ``_harness.py``). Prints the tables and the
+targets of issue 4 with MET / NOT MET, writes ``results/dlpack.json`` and ``results/dlpack_latency.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+# jax would probe for accelerators (and warn); this benchmark compares CPU buffers.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import (  # noqa: E402
+    RESULTS_DIR,
+    Results,
+    Settings,
+    Target,
+    environment,
+    fmt,
+    print_table,
+    print_targets,
+    ratio,
+    save_plot,
+    worst,
+    write_json,
+)
+
+import dlarray  # noqa: E402
+
+FULL_SIZES = [10, 1_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+QUICK_SIZES = [10, 100_000]
+MIB = 1024 * 1024
+
+# The operations every run measures: (label, statement). Names in statements are bound in
+# ``_namespace``: a = numpy array, t = torch tensor, x = dlarray Array, b = bytes of the same size.
+ANCHOR = "numpy.from_dlpack(torch)"
+MAIN_IMPORTS = [
+    ("dlarray.from_dlpack(numpy)", "dl_from(a)"),
+    ("dlarray.from_dlpack(torch)", "dl_from(t)"),
+    (ANCHOR, "np_from(t)"),
+]
+MAIN_EXPORTS = [
+    ("numpy.from_dlpack(dlarray)", "np_from(x)"),
+    ("torch.from_dlpack(dlarray)", "torch_from(x)"),
+    ("torch.from_dlpack(numpy)", "torch_from(a)"),
+]
+MAIN_BYTES = [
+    ("dlarray.asarray(bytes)", "dl_asarray(b)"),
+    ("pydlpack.asdlpack(bytes)", "asdlpack(b)"),
+]
+DLARRAY_IMPORTS = ["dlarray.from_dlpack(numpy)", "dlarray.from_dlpack(torch)", "dlarray.asarray(bytes)"]
+
+# --compare: every consumer reads every producer's object (not its own). pydlpack "consumes" by
+# wrapping (asdlpack); as a producer it wraps the numpy array afresh in each call, because a
+# pydlpack object can be consumed only once.
+CONSUMERS = {
+    "dlarray": "dl_from",
+    "numpy": "np_from",
+    "torch": "torch_from",
+    "jax": "jax_from",
+    "array_api_strict": "xs_from",
+    "pydlpack": "asdlpack",
+}
+PRODUCERS = {
+    "numpy": "a",
+    "torch": "t",
+    "dlarray": "x",
+    "jax": "j",
+    "array_api_strict": "s",
+    "pydlpack": "asdlpack(a)",
+}
+
+
+def _optional(name: str) -> Any:
+    """Import a peer library, or None if it is not installed (its rows are then n/a)."""
+    try:
+        return __import__(name, fromlist=["_"])
+    except Exception as error:
+        print(f"note: {name} unavailable ({type(error).__name__}: {error}); its rows are n/a")
+        return None
+
+
+def _missing(library: str) -> Callable[..., Any]:
+    """Stand-in for a function of an uninstalled library: its rows report n/a."""
+
+    def unavailable(*_args: Any, **_kwargs: Any) -> Any:
+        raise ImportError(f"{library} is not installed")
+
+    return unavailable
+
+
+def _peers(compare: bool) -> dict[str, Any]:
+    """The peer modules: torch and pydlpack always, jax and array-api-strict with --compare."""
+    peers = {"torch": _optional("torch"), "dlpack": _optional("dlpack")}
+    if compare:
+        peers["jax"] = _optional("jax")
+        if peers["jax"] is not None:
+            import jax.dlpack  # noqa: F401  (a submodule: not imported by ``import jax``)
+        peers["array_api_strict"] = _optional("array_api_strict")
+    return peers
+
+
+def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any]:
+    """Buffers of ``size`` float32 elements (allocated and touched once) and the functions timed."""
+    torch = peers["torch"]
+    a = np.ones(size, dtype=np.float32)
+    ns: dict[str, Any] = {
+        "a": a,
+        "b": bytes(4 * size),  # as many bytes as the float32 buffers
+        "dl_from": dlarray.from_dlpack,
+        "dl_asarray": dlarray.asarray,
+        "np_from": np.from_dlpack,
+        "torch_from": torch.from_dlpack if torch else _missing("torch"),
+        "asdlpack": peers["dlpack"].asdlpack if peers["dlpack"] else _missing("pydlpack"),
+        "t": torch.ones(size, dtype=torch.float32) if torch else None,
+    }
+    try:
+        ns["x"] = dlarray.from_dlpack(a)
+    except Exception as error:  # export rows become n/a (the error is recorded with them)
+        print(f"note: dlarray.from_dlpack(numpy) failed at size {size}: {error}")
+        ns["x"] = None
+    if compare:
+        jax, xs = peers.get("jax"), peers.get("array_api_strict")
+        ns["jax_from"] = jax.dlpack.from_dlpack if jax else _missing("jax")
+        ns["j"] = jax.device_put(a) if jax else None
+        ns["xs_from"] = xs.from_dlpack if xs else _missing("array_api_strict")
+        ns["s"] = xs.asarray(a) if xs else None
+    return ns
+
+
+def _compare_ops(main_names: set[str]) -> list[tuple[str, str]]:
+    """(label, statement) for every consumer/producer pair not already timed by the main set."""
+    ops = []
+    for consumer, function in CONSUMERS.items():
+        for producer, obj in PRODUCERS.items():
+            if consumer == producer:
+                continue
+            if consumer == "pydlpack":
+                label = f"pydlpack.asdlpack({producer})"
+            elif producer == "pydlpack":
+                label = f"{consumer}.from_dlpack(pydlpack.asdlpack(numpy))"
+            else:
+                label = f"{consumer}.from_dlpack({producer})"
+            if label not in main_names:
+                ops.append((label, f"{function}({obj})"))
+    return ops
+
+
+def run_latency(sizes: list[int], settings: Settings, peers: dict[str, Any], compare: bool) -> tuple[Results, list[str]]:
+    """Time the main (and with ``compare`` the peer) operations at every size."""
+    main = MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES
+    ops = main + (_compare_ops({label for label, _ in main}) if compare else [])
+    results = Results()
+    for size in sizes:
+        ns = _namespace(size, peers, compare)
+        print(f"size {size:>11,}: timing {len(ops)} operations", flush=True)
+        for label, stmt in ops:
+            results.run(label, str(size), stmt, ns, settings)
+        del ns
+        gc.collect()
+    return results, [label for label, _ in ops]
+
+
+# ------------------------------------------------------------------------------------ memory
+def _rss_bytes() -> int:
+    """Resident set size now (/proc/self/statm), or the peak RSS where there is no /proc."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB elsewhere
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+
+def _mib_per_call(make: Callable[[], Any], count: int) -> float:
+    """Resident MiB added per result of ``make`` while ``count`` results are kept alive."""
+    gc.collect()
+    before = _rss_bytes()
+    kept = [make() for _ in range(count)]
+    added = _rss_bytes() - before
+    del kept
+    gc.collect()
+    return added / count / MIB
+
+
+def run_memory(nbytes: int, count: int, peers: dict[str, Any]) -> dict[str, Any]:
+    """Resident memory added by importing an ``nbytes`` buffer ``count`` times, against copying it."""
+    size = nbytes // 4
+    torch, a = peers["torch"], np.ones(size, dtype=np.float32)
+    t = torch.ones(size, dtype=torch.float32) if torch else None
+    raw = bytes(nbytes)
+    cases: dict[str, Callable[[], Any]] = {
+        "dlarray.from_dlpack(numpy)": lambda: dlarray.from_dlpack(a),
+        "dlarray.from_dlpack(torch)": lambda: dlarray.from_dlpack(t),
+        "dlarray.asarray(bytes)": lambda: dlarray.asarray(raw),
+        "numpy.from_dlpack(torch)": lambda: np.from_dlpack(t),
+        "numpy copy (a.copy())": lambda: a.copy(),
+    }
+    per_import: dict[str, float | None] = {}
+    errors: dict[str, str] = {}
+    for label, make in cases.items():
+        try:
+            per_import[label] = _mib_per_call(make, count)
+        except Exception as error:
+            per_import[label] = None
+            errors[label] = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+    rows = [[label, fmt(mib, 4)] for label, mib in per_import.items()]
+    print_table(
+        f"Resident memory added per import of a {nbytes / 1e6:.0f} MB buffer ({count} kept alive)",
+        ["operation", "MiB / import"],
+        rows,
+    )
+    for label, message in errors.items():
+        print(f"  {label}: {message}")
+    return {"buffer_bytes": nbytes, "imports": count, "mib_per_import": per_import, "errors": errors}
+
+
+# ------------------------------------------------------------------------------------ targets
+def _per_size_ratio(results: Results, sizes: list[int], numerator: str, denominator: str) -> dict[str, float | None]:
+    return {str(n): ratio(results.median(numerator, str(n)), results.median(denominator, str(n))) for n in sizes}
+
+
+def _flatness(results: Results, sizes: list[int], label: str) -> float | None:
+    """max/min of an operation's latency over all sizes (None if any size is n/a)."""
+    values = [results.median(label, str(n)) for n in sizes]
+    if any(v is None for v in values) or len(values) < 2:
+        return None
+    return max(values) / min(values)  # type: ignore[type-var,operator]
+
+
+def targets(results: Results, sizes: list[int], memory: dict[str, Any] | None) -> list[Target]:
+    """The targets of issue 4. A ratio per size must hold at every size: the worst size decides."""
+    found = []
+    for name, numerator, denominator, op, bound in [
+        ("from_dlpack(numpy) / anchor", "dlarray.from_dlpack(numpy)", ANCHOR, "<=", 1.0),
+        ("from_dlpack(torch) / anchor", "dlarray.from_dlpack(torch)", ANCHOR, "<=", 1.0),
+        ("numpy.from_dlpack(dlarray) / anchor", "numpy.from_dlpack(dlarray)", ANCHOR, "<=", 1.0),
+        ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)", "<=", 1.5),
+        ("pydlpack(bytes) / dlarray.asarray(bytes)", "pydlpack.asdlpack(bytes)", "dlarray.asarray(bytes)", ">=", 10.0),
+    ]:
+        per_size = _per_size_ratio(results, sizes, numerator, denominator)
+        found.append(Target(name, worst(per_size.values(), op), op, bound, per_size))
+    for label in DLARRAY_IMPORTS:
+        found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))
+    if memory is not None:
+        dl = {k: v for k, v in memory["mib_per_import"].items() if k.startswith("dlarray.")}
+        # Zero copy: nothing but a few small Python objects per import, far below one MiB.
+        found.append(Target(f"MiB per {memory['buffer_bytes'] / 1e6:.0f} MB import (0)", worst(dl.values(), "<="), "<=", 0.5, dl, "MiB"))
+    return found
+
+
+# ------------------------------------------------------------------------------------ output
+def print_latency(results: Results, labels: list[str], sizes: list[int], main_count: int) -> None:
+    header = ["operation (median us)"] + [f"{n:,}" for n in sizes]
+    rows = [[label] + [fmt(results.median(label, str(n))) for n in sizes] for label in labels]
+    print_table("DLPack latency, float32, microseconds", header, rows[:main_count])
+    if len(rows) > main_count:
+        print_table("Peers (--compare), microseconds", header, rows[main_count:])
+    for label, message in results.errors.items():
+        print(f"  n/a {label}: {message}")
+
+
+def print_ratios(found: list[Target], sizes: list[int]) -> None:
+    per_size = [t for t in found if t.detail and t.unit == ""]
+    header = ["ratio"] + [f"{n:,}" for n in sizes]
+    rows = [[t.name] + [fmt(t.detail.get(str(n))) for n in sizes] for t in per_size]
+    print_table("Ratios per size", header, rows)
+
+
+def _panels(labels: list[str]) -> tuple[list[str], list[str]]:
+    """The curves of the plot: imports (peers reading numpy), exports (peers reading dlarray).
+
+    The rest of the --compare matrix is in the tables and the JSON only: 30 curves in one plot
+    would hide the ones the targets are about.
+    """
+    imports = [label for label, _ in MAIN_IMPORTS + MAIN_BYTES]
+    imports += [label for label in labels if label.endswith("(numpy)") and label not in imports
+                and label not in {lab for lab, _ in MAIN_EXPORTS} and "pydlpack.asdlpack(numpy))" not in label]
+    exports = [label for label, _ in MAIN_EXPORTS]
+    exports += [label for label in labels if label.endswith("(dlarray)") and label not in exports]
+    return imports, exports
+
+
+def plot(results: Results, labels: list[str], sizes: list[int], path: Path) -> None:
+    """Log-log latency against size: imports on the left, exports on the right."""
+    panels = _panels(labels)
+
+    def draw(plt: Any) -> None:
+        fig, axes = plt.subplots(1, 2, figsize=(14, 6), sharey=True)
+        for ax, curves, title in zip(axes, panels, ["import (peers reading numpy)", "export (peers reading dlarray)"]):
+            for label in curves:
+                points = [(n, results.median(label, str(n))) for n in sizes]
+                points = [(n, v) for n, v in points if v is not None]
+                if not points:
+                    continue
+                ours = "dlarray" in label
+                style = {"linewidth": 2.5, "marker": "o"} if ours else {"linewidth": 1, "linestyle": "--", "marker": "."}
+                ax.plot(*zip(*points), label=label, **style)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("elements (float32)")
+            ax.set_title(title)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7, loc="best")
+        axes[0].set_ylabel("median latency (us)")
+        fig.suptitle("DLPack latency against buffer size (dlarray's own calls: thick lines)")
+
+    save_plot(path, draw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="two sizes, short repeats (a smoke run)")
+    parser.add_argument("--compare", action="store_true", help="also time numpy, torch, jax, array-api-strict, pydlpack")
+    parser.add_argument("--memory", action="store_true", help="resident memory added per 400 MB import")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for dlpack.json and the plot")
+    args = parser.parse_args(argv)
+
+    settings = Settings.for_mode(args.quick)
+    sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    peers = _peers(args.compare)
+    results, labels = run_latency(sizes, settings, peers, args.compare)
+    main_count = len(MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES)
+    print_latency(results, labels, sizes, main_count)
+
+    memory = None
+    if args.memory:
+        # A 40 MB buffer in a quick run keeps it quick; the target is per import either way.
+        memory = run_memory(40_000_000 if args.quick else 400_000_000, 10, peers)
+
+    found = targets(results, sizes, memory)
+    print_ratios(found, sizes)
+    print_targets(found)
+
+    modules = ["dlarray", "numpy", "torch", "dlpack"] + (["jax", "array_api_strict"] if args.compare else [])
+    write_json(
+        args.out / "dlpack.json",
+        {
+            "benchmark": "dlpack",
+            "unit": "microseconds (median per call)",
+            "dtype": "float32",
+            "sizes": sizes,
+            "environment": environment(settings, args.quick, modules),
+            "anchor": ANCHOR,
+            "operations": labels,
+            "timings": results.as_dict(),
+            "errors": results.errors,
+            "memory": memory,
+            "targets": {t.name: t.as_dict() for t in found},
+        },
+    )
+    plot(results, labels, sizes, args.out / "dlpack_latency.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Smoke tests of the benchmark scripts: they run (``--quick``) and write their results.
+
+No timing is asserted here: machines are noisy; the numbers belong to the benchmark output.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+VERDICTS = {"MET", "NOT MET", "n/a"}
+HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+
+
+def _run(script: str, out: Path, *flags: str) -> dict:
+    """Run a benchmark with --quick into ``out``; return its JSON after checking the exit status."""
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--quick", "--out", str(out), *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
+    assert "Targets" in completed.stdout
+    return json.loads((out / script.replace("bench_", "").replace(".py", ".json")).read_text())
+
+
+def _check_targets(result: dict) -> None:
+    assert result["targets"], "no target was evaluated"
+    for name, target in result["targets"].items():
+        assert target["verdict"] in VERDICTS, name
+        assert target["met"] in (True, False, None), name
+
+
+def test_dlpack_quick(tmp_path: Path) -> None:
+    result = _run("bench_dlpack.py", tmp_path)
+    assert result["benchmark"] == "dlpack"
+    assert result["environment"]["quick"] is True
+    assert "dlarray.from_dlpack(numpy)" in result["timings"]
+    assert set(result["timings"]["dlarray.from_dlpack(numpy)"]) == {str(n) for n in result["sizes"]}
+    assert result["memory"] is None
+    _check_targets(result)
+    if HAS_MATPLOTLIB:
+        assert (tmp_path / "dlpack_latency.png").stat().st_size > 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="--compare times jax too")
+def test_dlpack_quick_compare_memory(tmp_path: Path) -> None:
+    result = _run("bench_dlpack.py", tmp_path, "--compare", "--memory")
+    assert "jax.from_dlpack(dlarray)" in result["timings"]
+    assert "numpy copy (a.copy())" in result["memory"]["mib_per_import"]
+    assert any(name.startswith("MiB per") for name in result["targets"])
+    _check_targets(result)
+
+
+def test_dispatch_quick(tmp_path: Path) -> None:
+    result = _run("bench_dispatch.py", tmp_path)
+    assert result["benchmark"] == "dispatch"
+    assert set(result["cases"]) == {"small", "large"}
+    assert "x + y" in result["cases"]["small"]["operations"]
+    _check_targets(result)
+    if HAS_MATPLOTLIB:
+        assert (tmp_path / "dispatch.png").stat().st_size > 0
