@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_dispatch.py
 
 conformance: $(STAMP)
+	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"
 	$(PY) conformance/run.py
 
 clean:
