@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import operator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -17,10 +19,27 @@ from ._dlpack import (
     TensorInfo,
     consume_capsule,
 )
-from ._dtypes import DType, as_dtype, from_numpy_dtype
-from . import _interfaces
+from ._dtypes import DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
+from . import _backend, _interfaces
 
-__all__ = ["asarray", "from_dlpack"]
+__all__ = [
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+]
 
 _ndarray = np.ndarray
 _DLPACK_VERSION = DLPACK_VERSION
@@ -246,3 +265,549 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         strides.append(step)
         step *= max(extent, 1)
     return tuple(reversed(strides))
+
+
+# ================================================================================== new arrays
+# Every function below builds its result with numpy on the host. An array for another device is
+# then moved there by Array.to_device (which says what is missing when it cannot).
+
+_INTEGER_KINDS = ("signed integer", "unsigned integer")
+
+
+def _shape_argument(shape: Any) -> tuple[int, ...]:
+    """A shape argument (an int or a sequence of ints) as a tuple; ValueError for a negative size."""
+    if isinstance(shape, (tuple, list)):
+        sizes = tuple(operator.index(extent) for extent in shape)
+    else:
+        try:
+            sizes = (operator.index(shape),)
+        except TypeError:
+            raise TypeError(f"a shape must be an int or a tuple of ints, got {type(shape).__name__}") from None
+    if any(extent < 0 for extent in sizes):
+        raise ValueError(f"negative dimensions are not allowed, got shape {sizes}")
+    return sizes
+
+
+def _device_argument(device: Any) -> Device | None:
+    return None if device is None else as_device(device)
+
+
+def _dtype_argument(dtype: Any, default: DType) -> DType:
+    return default if dtype is None else as_dtype(dtype)
+
+
+def _placed(native: np.ndarray, device: Device | None) -> Array:
+    """The Array owning a new host result, moved to ``device`` when that is another one."""
+    array = wrap(native)
+    if device is not None and device is not CPU:
+        return array.to_device(device)
+    return array
+
+
+def _numpy_dtype(dtype: DType, function: str) -> np.dtype:
+    numpy_dtype = dtype.numpy_dtype
+    if numpy_dtype is None:
+        raise TypeError(f"{function}() cannot fill {dtype} arrays: dlarray holds them but does not compute with them")
+    return numpy_dtype
+
+
+def _device_of_like(x: Any, device: Any) -> Device:
+    if type(x) is not Array:
+        raise TypeError(f"expected an Array, got {type(x).__name__}")
+    return x._device if device is None else as_device(device)
+
+
+# ---------------------------------------------------------------- raw storage (extra dtypes)
+# bfloat16 and the float8/6/4 types have no numpy dtype. Functions that only allocate, move or
+# select elements still work on them: numpy handles the bytes as unsigned integers of the same
+# width and the result is labelled with the real dtype again. Sub-byte types are stored padded,
+# one element per byte (DLPack's IS_SUBBYTE_TYPE_PADDED).
+
+
+def bits_dtype(dtype: DType) -> np.dtype:
+    """The unsigned numpy integer type as wide as one stored element of ``dtype``."""
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def bits_view(array: Array) -> np.ndarray:
+    """A numpy view of a host array's elements as unsigned integers of the same width, zero-copy.
+
+    For dtypes numpy lacks; read-only when the array is. TypeError for packed sub-byte data
+    (several elements per byte) and for memory the host cannot read.
+    """
+    array._ensure_metadata()
+    dtype = array._dtype
+    if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
+        raise TypeError(f"packed {dtype} arrays (several elements per byte) can only be held and exported")
+    if not array._device.host_accessible:
+        raise TypeError(f"{dtype} arrays on {array._device} can only be held and exported; copy to the CPU first")
+    unsigned = bits_dtype(dtype)
+    readonly = bool(array._flags & FLAG_READ_ONLY)
+    address = array._data + array._offset
+    interface = {
+        "version": 3,
+        "shape": array._shape,
+        "typestr": unsigned.str,
+        # numpy wants a non-NULL address even for an empty array: point it at a live buffer
+        "data": (address if address and array.size else _EMPTY_BITS.ctypes.data, readonly),
+        "strides": tuple(s * unsigned.itemsize for s in array._strides),
+    }
+    return np.asarray(_Holder(interface, array._owner))
+
+
+_EMPTY_BITS = np.zeros(16, dtype=np.uint8)
+
+
+def from_bits(raw: np.ndarray, dtype: DType, device: Device | None = None) -> Array:
+    """An Array of ``dtype`` over the memory of ``raw`` (unsigned integers of the element width)."""
+    itemsize = raw.itemsize
+    flags = FLAG_IS_SUBBYTE_TYPE_PADDED if dtype.bits < 8 else 0
+    if not raw.flags.writeable:
+        flags |= FLAG_READ_ONLY
+    info = TensorInfo(
+        raw.__array_interface__["data"][0], 0, raw.shape, tuple(s // itemsize for s in raw.strides),
+        dtype.code, dtype.bits, int(CPU.type), CPU.id, flags, None,
+    )
+    array = Array._from_tensor(info, raw)
+    if device is not None and device is not CPU:
+        return array.to_device(device)
+    return array
+
+
+def _raw_filled(shape: tuple[int, ...], dtype: DType, pattern: int | None, device: Device | None) -> Array:
+    """A new array of a dtype numpy lacks, every element the bit ``pattern`` (None: uninitialised)."""
+    unsigned = bits_dtype(dtype)
+    raw = np.empty(shape, dtype=unsigned) if pattern is None else np.full(shape, pattern, dtype=unsigned)
+    return from_bits(raw, dtype, device)
+
+
+def _zero_pattern(dtype: DType) -> int:
+    """The bit pattern of +0.0 in a dtype numpy lacks (all zero bits, where zero exists)."""
+    if dtype.name == "float8_e8m0fnu":
+        raise TypeError("float8_e8m0fnu has no zero (it stores powers of two only)")
+    return 0
+
+
+def _one_pattern(dtype: DType) -> int:
+    """The bit pattern of 1.0 in a dtype numpy lacks: the exponent bias, no mantissa bits."""
+    from ._data_type_functions import float_format
+
+    exponent_bits, mantissa_bits, bias, _style = float_format(dtype)
+    return bias << mantissa_bits
+
+
+# ---------------------------------------------------------------- functions
+def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``shape`` whose elements are not initialised.
+
+    Parameters
+    ----------
+    shape
+        Size of each dimension.
+    dtype
+        Data type; default ``float64``. Any dlarray dtype, bfloat16 and float8/6/4 included.
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+    """
+    sizes = _shape_argument(shape)
+    target = _dtype_argument(dtype, float64)
+    place = _device_argument(device)
+    if target.numpy_dtype is None:
+        return _raw_filled(sizes, target, None, place)
+    return _placed(np.empty(sizes, dtype=target.numpy_dtype), place)
+
+
+def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``shape`` filled with zeros.
+
+    Parameters
+    ----------
+    shape
+        Size of each dimension.
+    dtype
+        Data type; default ``float64``. bfloat16 and the float8/6/4 types too (except
+        float8_e8m0fnu, which has no zero).
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+    """
+    sizes = _shape_argument(shape)
+    target = _dtype_argument(dtype, float64)
+    place = _device_argument(device)
+    if target.numpy_dtype is None:
+        return _raw_filled(sizes, target, _zero_pattern(target), place)
+    return _placed(np.zeros(sizes, dtype=target.numpy_dtype), place)
+
+
+def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``shape`` filled with ones (``1 + 0j`` for complex dtypes).
+
+    Parameters
+    ----------
+    shape
+        Size of each dimension.
+    dtype
+        Data type; default ``float64``. bfloat16 and the float8/6/4 types too.
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+    """
+    sizes = _shape_argument(shape)
+    target = _dtype_argument(dtype, float64)
+    place = _device_argument(device)
+    if target.numpy_dtype is None:
+        return _raw_filled(sizes, target, _one_pattern(target), place)
+    return _placed(np.ones(sizes, dtype=target.numpy_dtype), place)
+
+
+def _fill_dtype(fill_value: Any) -> DType:
+    """The dtype ``full`` infers from a Python scalar: bool, int64, float64 or complex128."""
+    if isinstance(fill_value, (bool, np.bool_)):
+        return bool_dtype
+    if isinstance(fill_value, (int, np.integer)):
+        return int64
+    if isinstance(fill_value, (float, np.floating)):
+        return float64
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return complex128
+    raise TypeError(f"fill_value must be a bool, int, float or complex, not {type(fill_value).__name__}")
+
+
+def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Device | None) -> Array:
+    _fill_dtype(fill_value)  # type check
+    numpy_dtype = _numpy_dtype(dtype, "full")
+    if isinstance(fill_value, (complex, np.complexfloating)) and dtype.kind != "complex floating":
+        raise TypeError(f"a complex fill_value does not fit a {dtype} array")
+    if dtype.kind in _INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
+        info = np.iinfo(numpy_dtype)
+        if not info.min <= int(fill_value) <= info.max:
+            raise OverflowError(f"fill_value {fill_value} is out of the range of {dtype}")
+    return _placed(np.full(shape, fill_value, dtype=numpy_dtype), device)
+
+
+def full(
+    shape: int | tuple[int, ...],
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """A new array of ``shape`` with every element ``fill_value``.
+
+    Parameters
+    ----------
+    shape
+        Size of each dimension.
+    fill_value
+        A Python scalar.
+    dtype
+        Data type; default: inferred from ``fill_value`` (bool, int64, float64 or complex128).
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+
+    Raises
+    ------
+    OverflowError
+        An integer ``fill_value`` outside the range of an integer ``dtype``.
+    """
+    sizes = _shape_argument(shape)
+    target = _fill_dtype(fill_value) if dtype is None else as_dtype(dtype)
+    return _filled(sizes, fill_value, target, _device_argument(device))
+
+
+def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``x``'s shape (and dtype and device, unless given), not initialised.
+
+    Returns
+    -------
+    Array
+    """
+    place = _device_of_like(x, device)
+    return empty(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+
+
+def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``x``'s shape (and dtype and device, unless given) filled with zeros.
+
+    Returns
+    -------
+    Array
+    """
+    place = _device_of_like(x, device)
+    return zeros(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+
+
+def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """A new array of ``x``'s shape (and dtype and device, unless given) filled with ones.
+
+    Returns
+    -------
+    Array
+    """
+    place = _device_of_like(x, device)
+    return ones(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+
+
+def full_like(
+    x: Array, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
+) -> Array:
+    """A new array of ``x``'s shape (and dtype and device, unless given), every element ``fill_value``.
+
+    Returns
+    -------
+    Array
+    """
+    place = _device_of_like(x, device)
+    target = x._dtype if dtype is None else as_dtype(dtype)
+    return _filled(tuple(x.shape), fill_value, target, place)
+
+
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows
+        Number of rows.
+    n_cols
+        Number of columns; default ``n_rows``.
+    k
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype
+        Data type; default ``float64``.
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+    """
+    rows = operator.index(n_rows)
+    cols = rows if n_cols is None else operator.index(n_cols)
+    if rows < 0 or cols < 0:
+        raise ValueError(f"eye() needs non-negative sizes, got {rows} x {cols}")
+    diagonal = operator.index(k)
+    target = _dtype_argument(dtype, float64)
+    numpy_dtype = _numpy_dtype(target, "eye")
+    if -rows < diagonal < cols:
+        native = np.eye(rows, cols, k=diagonal, dtype=numpy_dtype)
+    else:  # the diagonal misses the matrix (numpy's eye fails for a huge k)
+        native = np.zeros((rows, cols), dtype=numpy_dtype)
+    return _placed(native, _device_argument(device))
+
+
+def _real_argument(value: Any, name: str) -> int | float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"arange() {name} must be an int or a float, got {type(value).__name__}")
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """Evenly spaced values in the half-open interval ``[start, stop)``.
+
+    Parameters
+    ----------
+    start
+        Start of the interval; with ``stop`` omitted, the end (and the start is 0).
+    stop
+        End of the interval (excluded).
+    step
+        Distance between neighbouring values; not zero, may be negative.
+    dtype
+        Data type; default int64 when ``start``, ``stop`` and ``step`` are all ints, float64
+        otherwise. An integer dtype needs integer arguments.
+    device
+        Device of the result; default the CPU.
+
+    Returns
+    -------
+    Array
+        One-dimensional, ``ceil((stop - start) / step)`` elements (none when the signs differ).
+        Integer ranges are exact over the whole int64/uint64 range.
+    """
+    if stop is None:
+        start, stop = 0, start
+    first = _real_argument(start, "start")
+    last = _real_argument(stop, "stop")
+    delta = _real_argument(step, "step")
+    if delta == 0:
+        raise ValueError("arange() step must not be zero")
+    integral = all(type(v) is int for v in (first, last, delta))
+    target = _dtype_argument(dtype, int64 if integral else float64)
+    numpy_dtype = _numpy_dtype(target, "arange")
+    if target.kind in _INTEGER_KINDS:
+        if not integral:
+            raise TypeError(f"arange() with dtype {target} needs integer start, stop and step")
+        native = _integer_range(first, last, delta, numpy_dtype)  # type: ignore[arg-type]
+    elif target.kind == "bool":
+        raise TypeError("arange() cannot make a bool range")
+    else:
+        native = np.arange(first, last, delta, dtype=numpy_dtype)
+    return _placed(native, _device_argument(device))
+
+
+def _integer_range(start: int, stop: int, step: int, numpy_dtype: np.dtype) -> np.ndarray:
+    """``range(start, stop, step)`` as an array of an integer dtype, exact for every length.
+
+    numpy's arange computes the length in double precision (off by one for long ranges of
+    large numbers); here the length is exact and the values are computed modulo 2**64, which is
+    exact because every true value fits the dtype.
+    """
+    count = len(range(start, stop, step))
+    if count:
+        info = np.iinfo(numpy_dtype)
+        final = start + (count - 1) * step
+        if not (info.min <= start <= info.max and info.min <= final <= info.max):
+            raise OverflowError(f"arange({start}, {stop}, {step}) has values out of the range of {numpy_dtype}")
+    wide = np.arange(count, dtype=np.uint64)
+    wide *= np.uint64(step % 2**64)
+    wide += np.uint64(start % 2**64)
+    if numpy_dtype.kind == "i":
+        wide = wide.view(np.int64)
+    return wide.astype(numpy_dtype, copy=False)
+
+
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Array:
+    """``num`` evenly spaced numbers from ``start`` to ``stop``.
+
+    Parameters
+    ----------
+    start, stop
+        The interval; ``stop`` is included when ``endpoint`` is True.
+    num
+        Number of values (non-negative).
+    dtype
+        Data type; default complex128 if ``start`` or ``stop`` is complex, float64 otherwise.
+    device
+        Device of the result; default the CPU.
+    endpoint
+        Whether ``stop`` is the last value. When False the values are the first ``num`` of
+        ``linspace(start, stop, num + 1)``.
+
+    Returns
+    -------
+    Array
+        One-dimensional, ``num`` elements; the first is ``start`` and, with ``endpoint``, the
+        last is ``stop`` exactly.
+    """
+    count = operator.index(num)
+    if count < 0:
+        raise ValueError(f"linspace() num must be non-negative, got {count}")
+    for value in (start, stop):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex, np.number)):
+            raise TypeError(f"linspace() start and stop must be numbers, got {type(value).__name__}")
+    is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+    target = _dtype_argument(dtype, complex128 if is_complex else float64)
+    numpy_dtype = _numpy_dtype(target, "linspace")
+    if is_complex and target.kind != "complex floating":
+        raise TypeError(f"linspace() with complex start or stop needs a complex dtype, not {target}")
+    native = np.linspace(start, stop, count, endpoint=bool(endpoint), dtype=numpy_dtype)
+    return _placed(native, _device_argument(device))
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from coordinate vectors.
+
+    Parameters
+    ----------
+    *arrays
+        One-dimensional arrays, all on one device.
+    indexing
+        ``"xy"`` (Cartesian: the first two output axes swapped) or ``"ij"`` (matrix).
+
+    Returns
+    -------
+    tuple of Array
+        One array per input, each of rank ``len(arrays)``; new (writable) arrays.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+    device = None
+    natives = []
+    for array in arrays:
+        if type(array) is not Array:
+            raise TypeError(f"meshgrid() takes Arrays, got {type(array).__name__}")
+        if array.ndim != 1:
+            raise ValueError(f"meshgrid() takes one-dimensional arrays, got one of shape {array.shape}")
+        if device is not None and array._device is not device:
+            raise ValueError(f"arrays are on different devices: {device} and {array._device}")
+        device = array._device
+        natives.append(array._as_native())
+    if not natives:
+        return ()
+    backend = _backend.namespace_for(arrays[0])
+    return tuple(wrap(grid) for grid in backend.meshgrid(*natives, indexing=indexing))
+
+
+def _triangle(x: Array, k: int, lower: bool) -> Array:
+    if type(x) is not Array:
+        raise TypeError(f"expected an Array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'}() needs an array of at least 2 dimensions, got shape {x.shape}")
+    diagonal = operator.index(k)
+    name = "tril" if lower else "triu"
+    if x._dtype.numpy_dtype is None:  # zero bits are +0.0 in the extra float types
+        _zero_pattern(x._dtype)
+        return from_bits(getattr(np, name)(bits_view(x), diagonal), x._dtype)
+    return wrap(getattr(_backend.namespace_for(x), name)(x._as_native(), diagonal))
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of a matrix (or of each in a stack): elements above diagonal ``k`` zeroed.
+
+    Returns
+    -------
+    Array
+        A new array, same shape, dtype and device as ``x``.
+    """
+    return _triangle(x, k, lower=True)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of a matrix (or of each in a stack): elements below diagonal ``k`` zeroed.
+
+    Returns
+    -------
+    Array
+        A new array, same shape, dtype and device as ``x``.
+    """
+    return _triangle(x, k, lower=False)

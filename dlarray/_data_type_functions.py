@@ -1,5 +1,425 @@
-"""Data Type Functions (Array API "Data Type Functions")."""
+"""Data Type Functions (Array API "Data Type Functions"): casting, promotion, limits, kinds.
+
+Type promotion follows the standard's table for the Array API dtypes of one kind (booleans,
+integers signed and unsigned, floating point real and complex). Promotion across kinds (an integer
+with a float, a bool with a number), which the standard leaves to the implementation, follows
+numpy's rules: that is what the CPU computations do. ``int64`` with ``uint64`` gives ``float64``,
+as in numpy. The extra dtypes (float16, bfloat16, float8/6/4) promote only as numpy promotes them
+(float16) or not at all (the others, except with themselves).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+from typing import Any
+
+import numpy as np
+
+from ._array import Array, wrap
+from ._devices import as_device
+from ._dtypes import (
+    BY_NUMPY,
+    DType,
+    as_dtype,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int64,
+)
+from ._info import kinds_of
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
+
+_INTEGER_KINDS = ("signed integer", "unsigned integer")
+_FLOAT_KINDS = ("real floating", "complex floating")
+_COMPLEX_OF = {float32: complex64, float64: complex128}
+_REAL_OF = {complex64: float32, complex128: float64}
+
+
+# ---------------------------------------------------------------------------------- promotion
+def _promote_same_kind(a: DType, b: DType) -> DType | None:
+    """The standard's promotion of two Array API dtypes of one kind; None for any other pair."""
+    ka, kb = a.kind, b.kind
+    if ka in _INTEGER_KINDS and kb in _INTEGER_KINDS:
+        if ka == kb:
+            return a if a.bits >= b.bits else b
+        signed, unsigned = (a, b) if ka == "signed integer" else (b, a)
+        if signed.bits > unsigned.bits:
+            return signed
+        if unsigned.bits < 64:
+            return as_dtype(f"int{2 * unsigned.bits}")
+        return None  # uint64 with a signed integer: not in the standard's table
+    if ka in _FLOAT_KINDS and kb in _FLOAT_KINDS:
+        bits = max(_real_bits(a), _real_bits(b))
+        real = float64 if bits == 64 else float32
+        if ka == "complex floating" or kb == "complex floating":
+            return _COMPLEX_OF[real]
+        return real
+    return None
+
+
+def _real_bits(dtype: DType) -> int:
+    return dtype.bits // 2 if dtype.kind == "complex floating" else dtype.bits
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The dtype two dtypes promote to; TypeError where there is none."""
+    if a is b:
+        return a
+    found = _promote_same_kind(a, b)
+    if found is not None:
+        return found
+    if a.numpy_dtype is None or b.numpy_dtype is None:
+        raise TypeError(f"{a} and {b} have no common dtype (dlarray does not compute with {a if a.numpy_dtype is None else b})")
+    return BY_NUMPY[np.promote_types(a.numpy_dtype, b.numpy_dtype)]
+
+
+def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType:
+    """The dtype of an operation between an array of ``dtype`` and a Python scalar.
+
+    A scalar of the array's kind, or of a lower one (an ``int`` with a float array), takes the
+    array's dtype, as the standard says. A scalar of a higher kind (a ``float`` with an integer
+    array, the standard leaves it open) gives that kind's default dtype, as numpy does; a
+    ``complex`` with a real float array gives the complex dtype of the same precision.
+    """
+    kind = dtype.kind
+    if isinstance(scalar, bool):
+        return dtype
+    if isinstance(scalar, int):
+        return int64 if kind == "bool" else dtype
+    if isinstance(scalar, float):
+        return dtype if kind in _FLOAT_KINDS or kind == "extended floating" else float64
+    if kind == "complex floating":
+        return dtype
+    if kind == "real floating":
+        return _COMPLEX_OF[dtype]
+    return complex128
+
+
+def result_type(*arrays_and_dtypes: Any) -> DType:
+    """The dtype that results from applying the type promotion rules to the arguments.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes
+        Arrays, dtypes and Python scalars (``bool``, ``int``, ``float``, ``complex``); at least
+        one array or dtype.
+
+    Returns
+    -------
+    DType
+
+    Raises
+    ------
+    TypeError
+        No array or dtype was given, an argument is of another type, or two dtypes have no
+        common dtype.
+    """
+    result: DType | None = None
+    scalars = []
+    device = None
+    for item in arrays_and_dtypes:
+        if type(item) is Array:
+            if device is not None and item._device is not device:
+                raise ValueError(f"arrays are on different devices: {device} and {item._device}")
+            device = item._device
+            dtype = item._dtype
+        elif type(item) is DType:
+            dtype = item
+        elif isinstance(item, (bool, int, float, complex)):
+            scalars.append(item)
+            continue
+        else:
+            raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
+        result = dtype if result is None else promote(result, dtype)
+    if result is None:
+        raise TypeError("result_type() needs at least one array or dtype")
+    # Scalars are weakly typed: they join after the arrays and dtypes, whatever their position.
+    for scalar in scalars:
+        result = _promote_scalar(result, scalar)
+    return result
+
+
+def can_cast(from_: DType | Array, to: DType, /) -> bool:
+    """Whether ``from_`` (a dtype, or an array's dtype) casts to ``to`` by type promotion.
+
+    True exactly when promoting ``from_`` with ``to`` gives ``to``: within a kind as the
+    standard's table says, across kinds as numpy's (so ``int8`` -> ``float32`` is True,
+    ``float64`` -> ``int64`` and ``complex64`` -> ``float32`` are False).
+
+    Parameters
+    ----------
+    from_
+        A dtype or an Array.
+    to
+        The target dtype.
+
+    Returns
+    -------
+    bool
+    """
+    source = from_._dtype if type(from_) is Array else _dtype_argument(from_, "from_")
+    target = _dtype_argument(to, "to")
+    try:
+        return promote(source, target) is target
+    except TypeError:
+        return False
+
+
+def _dtype_argument(value: Any, name: str) -> DType:
+    if type(value) is DType:
+        return value
+    try:
+        return as_dtype(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a dlarray dtype, got {value!r}") from None
+
+
+# ---------------------------------------------------------------------------------- astype
+def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) -> Array:
+    """Copy an array to another dtype, irrespective of the type promotion rules.
+
+    Parameters
+    ----------
+    x
+        The array to cast.
+    dtype
+        The target dtype.
+    copy
+        ``True``: always a new array. ``False``: ``x`` itself when it has ``dtype`` already (and
+        is on ``device``), a new array otherwise.
+    device
+        Device of the result; ``None``: ``x``'s device.
+
+    Returns
+    -------
+    Array
+        Same shape as ``x``. Booleans cast to 0/1; numbers cast to ``bool`` as ``x != 0``.
+
+    Raises
+    ------
+    TypeError
+        A complex array cast to a real or bool dtype: the standard does not permit dropping the
+        imaginary part implicitly; take ``real(x)`` or ``imag(x)`` first.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"astype() expects an Array, got {type(x).__name__}")
+    target = _dtype_argument(dtype, "dtype")
+    source = x._dtype
+    if source.kind == "complex floating" and target.kind != "complex floating":
+        raise TypeError(
+            f"casting a complex array to {target} would drop the imaginary part; "
+            f"use real(x) or imag(x) first"
+        )
+    if device is not None:
+        target_device = as_device(device)
+        if target_device is not x._device:
+            x = x.to_device(target_device)  # a new array already: no second copy below
+            copy = False
+    if target is source:
+        return x._copy() if copy else x
+    if target.numpy_dtype is None or source.numpy_dtype is None:
+        raise TypeError(
+            f"cannot cast {source} to {target}: dlarray holds {source if source.numpy_dtype is None else target} "
+            f"arrays but does not compute with them"
+        )
+    return wrap(x._as_native().astype(target.numpy_dtype))
+
+
+# ---------------------------------------------------------------------------------- limits
+class finfo_object:
+    """Machine limits of a floating-point dtype (:func:`finfo` returns one).
+
+    Attributes
+    ----------
+    bits : int
+        Bits of the (real) type.
+    eps : float
+        Difference between 1.0 and the next representable number.
+    max : float
+        Largest finite value.
+    min : float
+        Smallest (most negative) finite value.
+    smallest_normal : float
+        Smallest positive normal value.
+    dtype : DType
+        The real floating-point dtype described (the component type for a complex dtype).
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+    __module__ = "dlarray"
+
+    def __init__(self, bits: int, eps: float, max: float, min: float, smallest_normal: float, dtype: DType) -> None:  # noqa: A002
+        self.bits = bits
+        self.eps = eps
+        self.max = max
+        self.min = min
+        self.smallest_normal = smallest_normal
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, min={self.min!r}, "
+            f"smallest_normal={self.smallest_normal!r}, dtype={self.dtype})"
+        )
+
+
+class iinfo_object:
+    """Machine limits of an integer dtype (:func:`iinfo` returns one).
+
+    Attributes
+    ----------
+    bits : int
+    max : int
+    min : int
+    dtype : DType
+    """
+
+    __slots__ = ("bits", "max", "min", "dtype")
+    __module__ = "dlarray"
+
+    def __init__(self, bits: int, max: int, min: int, dtype: DType) -> None:  # noqa: A002
+        self.bits = bits
+        self.max = max
+        self.min = min
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
+
+
+# Formats of the floating-point types numpy lacks: exponent bits, mantissa bits, exponent bias and
+# how the top exponent is used: "ieee" (infinities and NaNs), "fn" (no infinity; only the all-ones
+# pattern is NaN), "fnuz" (no infinity, NaN is the negative-zero pattern), "finite" (no infinity
+# nor NaN), "e8m0" (exponent only, unsigned; the all-ones pattern is NaN).
+_FORMATS: dict[str, tuple[int, int, int, str]] = {
+    "bfloat16": (8, 7, 127, "ieee"),
+    "float8_e3m4": (3, 4, 3, "ieee"),
+    "float8_e4m3": (4, 3, 7, "ieee"),
+    "float8_e4m3b11fnuz": (4, 3, 11, "fnuz"),
+    "float8_e4m3fn": (4, 3, 7, "fn"),
+    "float8_e4m3fnuz": (4, 3, 8, "fnuz"),
+    "float8_e5m2": (5, 2, 15, "ieee"),
+    "float8_e5m2fnuz": (5, 2, 16, "fnuz"),
+    "float8_e8m0fnu": (8, 0, 127, "e8m0"),
+    "float6_e2m3fn": (2, 3, 1, "finite"),
+    "float6_e3m2fn": (3, 2, 3, "finite"),
+    "float4_e2m1fn": (2, 1, 1, "finite"),
+}
+
+
+def float_format(dtype: DType) -> tuple[int, int, int, str]:
+    """``(exponent bits, mantissa bits, exponent bias, style)`` of a float type numpy lacks."""
+    try:
+        return _FORMATS[dtype.name]
+    except KeyError:
+        raise TypeError(f"{dtype} is not one of the extra floating-point formats") from None
+
+
+def _format_limits(dtype: DType) -> finfo_object:
+    """finfo of a floating-point format numpy lacks, from its exponent/mantissa layout."""
+    exponent_bits, mantissa_bits, bias, style = float_format(dtype)
+    top = 2**exponent_bits - 1  # the all-ones exponent code
+    if style == "e8m0":
+        largest = math.ldexp(1.0, top - 1 - bias)
+        smallest = math.ldexp(1.0, -bias)
+        return finfo_object(dtype.bits, 1.0, largest, smallest, smallest, dtype)
+    if style == "ieee":
+        largest = (2.0 - math.ldexp(1.0, -mantissa_bits)) * math.ldexp(1.0, top - 1 - bias)
+    elif style == "fn":
+        largest = (2.0 - math.ldexp(1.0, 1 - mantissa_bits)) * math.ldexp(1.0, top - bias)
+    else:  # "fnuz", "finite": the top exponent holds ordinary numbers
+        largest = (2.0 - math.ldexp(1.0, -mantissa_bits)) * math.ldexp(1.0, top - bias)
+    return finfo_object(
+        dtype.bits, math.ldexp(1.0, -mantissa_bits), largest, -largest, math.ldexp(1.0, 1 - bias), dtype
+    )
+
+
+def _type_argument(type_: Any, function: str) -> DType:
+    if type(type_) is Array:
+        return type_._dtype
+    try:
+        return as_dtype(type_)
+    except TypeError:
+        raise TypeError(f"{function}() takes a dtype or an array, not {type_!r}") from None
+
+
+def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
+    """Machine limits of a floating-point dtype (a complex dtype: of its components).
+
+    Parameters
+    ----------
+    type
+        A floating-point dtype or array; also float16, bfloat16 and the float8/6/4 types.
+
+    Returns
+    -------
+    finfo_object
+        ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (Python ``float``/``int``) and
+        ``dtype`` (the real dtype).
+    """
+    dtype = _type_argument(type, "finfo")
+    dtype = _REAL_OF.get(dtype, dtype)
+    if dtype.kind not in ("real floating", "extended floating"):
+        raise TypeError(f"finfo() needs a floating-point dtype, got {dtype}")
+    if dtype.name in _FORMATS:
+        return _format_limits(dtype)
+    info = np.finfo(dtype.numpy_dtype)
+    return finfo_object(
+        int(info.bits), float(info.eps), float(info.max), float(info.min), float(info.smallest_normal), dtype
+    )
+
+
+def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
+    """Machine limits of an integer dtype.
+
+    Parameters
+    ----------
+    type
+        An integer dtype or array.
+
+    Returns
+    -------
+    iinfo_object
+        ``bits``, ``max``, ``min`` (Python ``int``) and ``dtype``.
+    """
+    dtype = _type_argument(type, "iinfo")
+    if dtype.kind not in _INTEGER_KINDS:
+        raise TypeError(f"iinfo() needs an integer dtype, got {dtype}")
+    info = np.iinfo(dtype.numpy_dtype)
+    return iinfo_object(int(info.bits), int(info.max), int(info.min), dtype)
+
+
+# ---------------------------------------------------------------------------------- kinds
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """Whether ``dtype`` is ``kind`` (a dtype) or belongs to it (a kind name), or to any of a tuple.
+
+    Parameters
+    ----------
+    dtype
+        The dtype to test.
+    kind
+        A dtype; a kind name: ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``; or a tuple of
+        dtypes and kind names (their union). The extra dtypes (float16, bfloat16, float8/6/4)
+        are of none of these kinds: they are not Array API dtypes.
+
+    Returns
+    -------
+    bool
+    """
+    if type(dtype) is not DType:
+        raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
+    if isinstance(kind, tuple):
+        return any(_is_kind(dtype, item) for item in kind)
+    return _is_kind(dtype, kind)
+
+
+def _is_kind(dtype: DType, kind: Any) -> bool:
+    if type(kind) is DType:
+        return dtype is kind
+    if isinstance(kind, str):
+        return dtype.kind in kinds_of(kind)
+    raise TypeError(f"a dtype kind must be a dtype or a kind name, got {kind!r}")
+

@@ -1,5 +1,541 @@
-"""Manipulation Functions (Array API "Manipulation Functions")."""
+"""Manipulation Functions (Array API "Manipulation Functions").
+
+Functions that only rearrange the metadata (``broadcast_to``, ``expand_dims``, ``flip``,
+``moveaxis``, ``permute_dims``, ``squeeze``, ``unstack`` and ``reshape`` where the layout allows)
+return views that share the input's memory, as numpy does; the others return new arrays. Views
+of a read-only array are read-only.
+
+Arrays of the extra dtypes numpy cannot compute with (bfloat16, float8/6/4) are handled too: their
+elements are moved as unsigned integers of the same width, which is exact.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _backend
+from ._array import Array, wrap
+from ._creation_functions import bits_view, from_bits
+from ._data_type_functions import promote
+
+__all__ = [
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
+]
+
+
+class AxisError(IndexError, ValueError):
+    """An axis out of range: both an IndexError (as the standard says) and a ValueError (as numpy)."""
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _backend_of(x: Any) -> tuple[Any, Callable[[Any], Array], Any]:
+    """``(backend array, wrap, backend module)`` for ``x``.
+
+    For a dtype numpy lacks, the backend array is the elements' bits (unsigned integers) and the
+    wrap function labels a result with the dtype again.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"expected an Array, got {type(x).__name__}")
+    dtype = x._dtype
+    if dtype.numpy_dtype is None:
+        return bits_view(x), lambda raw: from_bits(raw, dtype), np
+    return x._as_native(), wrap, _backend.namespace_for(x)
+
+
+def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Callable[[Any], Array], Any, Any]:
+    """The backend arrays of several arrays of one device, wrap, module and common backend dtype."""
+    if isinstance(arrays, Array) or not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{function}() takes a tuple or list of Arrays")
+    if not arrays:
+        raise ValueError(f"{function}() needs at least one array")
+    for array in arrays:
+        if type(array) is not Array:
+            raise TypeError(f"{function}() takes Arrays, got {type(array).__name__}")
+        if array._device is not arrays[0]._device:
+            raise ValueError(f"arrays are on different devices: {arrays[0]._device} and {array._device}")
+    dtype = arrays[0]._dtype
+    for array in arrays[1:]:
+        dtype = promote(dtype, array._dtype)
+    if dtype.numpy_dtype is None:  # all of one extra dtype (promote refuses a mix)
+        return [bits_view(a) for a in arrays], lambda raw: from_bits(raw, dtype), np, None
+    return [a._as_native() for a in arrays], wrap, _backend.namespace_for(arrays[0]), dtype.numpy_dtype
+
+
+def _axis(axis: Any, ndim: int) -> int:
+    """An axis normalised to ``[0, ndim)``; AxisError when outside ``[-ndim, ndim)``."""
+    try:
+        index = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"an axis must be an int, got {type(axis).__name__}") from None
+    if not -ndim <= index < ndim:
+        raise AxisError(f"axis {index} is out of bounds for an array of {ndim} dimensions")
+    return index % ndim
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """An int or a tuple of ints normalised to distinct axes in ``[0, ndim)``."""
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(_axis(item, ndim) for item in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return axes
+
+
+# ---------------------------------------------------------------------------------- broadcasting
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to together.
+
+    Parameters
+    ----------
+    *shapes
+        Shapes (tuples of ints); none gives ``()``.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        The shapes are not broadcast compatible.
+    """
+    ndim = max((len(shape) for shape in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        offset = ndim - len(shape)
+        for i, extent in enumerate(shape):
+            extent = operator.index(extent)
+            current = result[offset + i]
+            if extent != current:
+                if current == 1:
+                    result[offset + i] = extent
+                elif extent != 1:
+                    raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together")
+    return tuple(result)
+
+
+def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
+    """A read-only view of ``x`` broadcast to ``shape``.
+
+    Parameters
+    ----------
+    x
+        The array.
+    shape
+        The target shape; ``x`` must broadcast to it.
+
+    Returns
+    -------
+    Array
+        A view (repeated elements share memory, hence read-only).
+
+    Raises
+    ------
+    ValueError
+        ``x`` cannot be broadcast to ``shape``.
+    """
+    native, rewrap, backend = _backend_of(x)
+    target = tuple(operator.index(extent) for extent in shape)
+    if len(target) < x.ndim or broadcast_shapes(x.shape, target) != target:
+        raise ValueError(f"an array of shape {x.shape} cannot be broadcast to {target}")
+    return rewrap(backend.broadcast_to(native, target))
+
+
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """Broadcast arrays against each other.
+
+    Parameters
+    ----------
+    *arrays
+        Arrays of broadcast-compatible shapes.
+
+    Returns
+    -------
+    tuple of Array
+        One per input, all of the common shape: the input itself if it has that shape already,
+        else a read-only broadcast view of it.
+    """
+    for array in arrays:
+        if type(array) is not Array:
+            raise TypeError(f"broadcast_arrays() takes Arrays, got {type(array).__name__}")
+    shape = broadcast_shapes(*(array.shape for array in arrays))
+    return tuple(array if array.shape == shape else broadcast_to(array, shape) for array in arrays)
+
+
+# ---------------------------------------------------------------------------------- joining
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing axis.
+
+    Parameters
+    ----------
+    arrays
+        Arrays of one shape except along ``axis``.
+    axis
+        The axis to join along; ``None``: flatten the arrays first (C order).
+
+    Returns
+    -------
+    Array
+        A new array of the promoted dtype (see :func:`result_type`).
+    """
+    natives, rewrap, backend, dtype = _backends_of(arrays, "concat")
+    if axis is None:
+        natives = [backend.reshape(native, (-1,)) for native in natives]
+        position = 0
+    else:
+        ndim = natives[0].ndim
+        if ndim == 0:
+            raise ValueError("concat() cannot join 0-dimensional arrays along an axis; use axis=None or stack()")
+        position = _axis(axis, ndim)
+        for native in natives:
+            if native.ndim != ndim or _without(native.shape, position) != _without(natives[0].shape, position):
+                raise ValueError(
+                    f"concat() needs arrays of one shape except along axis {position}, got "
+                    f"{', '.join(str(n.shape) for n in natives)}"
+                )
+    if dtype is None:
+        return rewrap(backend.concatenate(natives, axis=position))
+    return rewrap(backend.concatenate(natives, axis=position, dtype=dtype))
+
+
+def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
+    return shape[:axis] + shape[axis + 1 :]
+
+
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """Join arrays of one shape along a new axis.
+
+    Parameters
+    ----------
+    arrays
+        Arrays of the same shape.
+    axis
+        Position of the new axis in the result, in ``[-N-1, N]`` for N-dimensional inputs.
+
+    Returns
+    -------
+    Array
+        A new array of the promoted dtype, ``N + 1`` dimensions.
+    """
+    natives, rewrap, backend, dtype = _backends_of(arrays, "stack")
+    shape = natives[0].shape
+    if any(native.shape != shape for native in natives):
+        raise ValueError(f"stack() needs arrays of one shape, got {', '.join(str(n.shape) for n in natives)}")
+    position = _axis(axis, len(shape) + 1)
+    if dtype is None:
+        return rewrap(backend.stack(natives, axis=position))
+    return rewrap(backend.stack(natives, axis=position, dtype=dtype))
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """Split an array into views along an axis.
+
+    Parameters
+    ----------
+    x
+        An array of at least one dimension.
+    axis
+        The axis to split along.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.shape[axis]`` views, each of ``x``'s shape without ``axis``.
+    """
+    native, rewrap, backend = _backend_of(x)
+    if native.ndim == 0:
+        raise ValueError("unstack() needs an array of at least one dimension")
+    position = _axis(axis, native.ndim)
+    return tuple(rewrap(part) for part in backend.moveaxis(native, position, 0))
+
+
+# ---------------------------------------------------------------------------------- axes
+def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """A view of ``x`` with a new axis of size one at each position of ``axis``.
+
+    Parameters
+    ----------
+    x
+        The array (N dimensions).
+    axis
+        Position(s) in the result, each in ``[-M, M)`` with ``M = N + number of positions``.
+
+    Returns
+    -------
+    Array
+        A view with ``M`` dimensions.
+
+    Raises
+    ------
+    IndexError
+        A position out of range (the error is also a ValueError).
+    ValueError
+        Two positions that are the same axis.
+    """
+    native, rewrap, _ = _backend_of(x)
+    items = axis if isinstance(axis, tuple) else (axis,)
+    ndim = native.ndim + len(items)
+    positions = _axes(items, ndim)
+    shape = iter(native.shape)
+    new_shape = tuple(1 if i in positions else next(shape) for i in range(ndim))
+    return rewrap(native.reshape(new_shape))
+
+
+def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """A view of ``x`` without the given axes, which must have size one.
+
+    Returns
+    -------
+    Array
+
+    Raises
+    ------
+    ValueError
+        An axis whose size is not one.
+    """
+    native, rewrap, _ = _backend_of(x)
+    axes = _axes(axis, native.ndim)
+    for position in axes:
+        if native.shape[position] != 1:
+            raise ValueError(f"cannot squeeze axis {position}: its size is {native.shape[position]}, not 1")
+    return rewrap(native.reshape(tuple(e for i, e in enumerate(native.shape) if i not in axes)))
+
+
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """A view of ``x`` with its axes permuted.
+
+    Parameters
+    ----------
+    x
+        The array.
+    axes
+        A permutation of ``(0, ..., N-1)``; negative entries count from the end.
+
+    Returns
+    -------
+    Array
+    """
+    native, rewrap, _ = _backend_of(x)
+    order = _axes(tuple(axes), native.ndim)
+    if len(order) != native.ndim:
+        raise ValueError(f"axes {tuple(axes)} is not a permutation of the {native.ndim} axes")
+    return rewrap(native.transpose(order))
+
+
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
+    """A view of ``x`` with axes moved to new positions, the others keeping their order.
+
+    Parameters
+    ----------
+    x
+        The array.
+    source
+        Axis or axes to move (distinct).
+    destination
+        Their new positions (distinct, as many as ``source``).
+
+    Returns
+    -------
+    Array
+    """
+    native, rewrap, _ = _backend_of(x)
+    ndim = native.ndim
+    sources = _axes(source, ndim)
+    destinations = _axes(destination, ndim)
+    if len(sources) != len(destinations):
+        raise ValueError(f"moveaxis() needs as many destinations as sources, got {source!r} and {destination!r}")
+    order = [n for n in range(ndim) if n not in sources]
+    for target, axis in sorted(zip(destinations, sources)):
+        order.insert(target, axis)
+    return rewrap(native.transpose(order))
+
+
+def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """A view of ``x`` with the order of elements reversed along ``axis`` (all axes if None).
+
+    Returns
+    -------
+    Array
+    """
+    native, rewrap, _ = _backend_of(x)
+    axes = range(native.ndim) if axis is None else _axes(axis, native.ndim)
+    key = [slice(None)] * native.ndim
+    for position in axes:
+        key[position] = slice(None, None, -1)
+    return rewrap(native[tuple(key)])
+
+
+# ---------------------------------------------------------------------------------- reshaping
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    """``x``'s elements (in C order) with another shape.
+
+    Parameters
+    ----------
+    x
+        The array.
+    shape
+        The new shape; one entry may be -1 (inferred).
+    copy
+        ``True``: always a new array. ``False``: a view or ValueError. ``None``: a view where
+        the layout allows one, a copy otherwise.
+
+    Returns
+    -------
+    Array
+
+    Raises
+    ------
+    ValueError
+        The sizes do not match, or ``copy=False`` and the layout needs a copy.
+    """
+    native, rewrap, backend = _backend_of(x)
+    target = _reshape_target(native.shape, shape)
+    if copy:
+        return rewrap(backend.reshape(native, target, copy=True))
+    if copy is False:
+        try:
+            return rewrap(backend.reshape(native, target, copy=False))
+        except ValueError:
+            raise ValueError(
+                f"reshaping this {native.shape} array to {target} needs a copy, and copy=False forbids it"
+            ) from None
+    return rewrap(backend.reshape(native, target))
+
+
+def _reshape_target(current: tuple[int, ...], shape: Any) -> tuple[int, ...]:
+    """The new shape with its -1 resolved; ValueError when the sizes cannot match."""
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    target = [operator.index(extent) for extent in items]
+    size = 1
+    for extent in current:
+        size *= extent
+    unknown = [i for i, extent in enumerate(target) if extent == -1]
+    if len(unknown) > 1 or any(extent < -1 for extent in target):
+        raise ValueError(f"invalid shape {tuple(target)}: at most one -1 and no other negative size")
+    known = 1
+    for extent in target:
+        if extent != -1:
+            known *= extent
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape an array of size {size} into shape {tuple(target)}")
+        target[unknown[0]] = size // known
+    elif known != size:
+        raise ValueError(f"cannot reshape an array of size {size} into shape {tuple(target)}")
+    return tuple(target)
+
+
+def roll(
+    x: Array,
+    /,
+    shift: int | tuple[int, ...],
+    *,
+    axis: int | tuple[int, ...] | None = None,
+) -> Array:
+    """Shift elements along axes, those leaving at one end re-entering at the other.
+
+    Parameters
+    ----------
+    x
+        The array.
+    shift
+        Places to shift by (per axis when a tuple; then ``axis`` must be a tuple of the same
+        length).
+    axis
+        Axis or axes; ``None``: shift the flattened array and restore the shape.
+
+    Returns
+    -------
+    Array
+        A new array.
+    """
+    native, rewrap, backend = _backend_of(x)
+    if axis is None:
+        if isinstance(shift, tuple):
+            raise ValueError("roll() with a tuple of shifts needs a tuple of axes")
+        return rewrap(backend.roll(native, operator.index(shift)))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    axes = tuple(_axis(item, native.ndim) for item in items)
+    if isinstance(shift, tuple):
+        if len(shift) != len(axes):
+            raise ValueError(f"roll() needs as many shifts as axes, got {shift!r} and {axis!r}")
+        shifts = tuple(operator.index(s) for s in shift)
+    else:
+        shifts = (operator.index(shift),) * len(axes)
+    return rewrap(backend.roll(native, shifts, axis=axes))
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Repeat each element of an array.
+
+    Parameters
+    ----------
+    x
+        The array.
+    repeats
+        Repetitions of every element (an int), or of each one (a 1-D integer array of length
+        1 or of the axis' size).
+    axis
+        The axis to repeat along; ``None``: the flattened array (C order).
+
+    Returns
+    -------
+    Array
+        A new array; 1-D when ``axis`` is None.
+    """
+    native, rewrap, backend = _backend_of(x)
+    if type(repeats) is Array:
+        if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError(f"repeats must have an integer dtype, not {repeats._dtype}")
+        if repeats._device is not x._device:
+            raise ValueError(f"repeats is on {repeats._device}, x on {x._device}")
+        if repeats.ndim > 1:
+            raise ValueError(f"repeats must be one-dimensional, got shape {repeats.shape}")
+        counts = repeats._as_native()
+    elif isinstance(repeats, bool):
+        raise TypeError("repeats must be an int or an integer Array, not a bool")
+    else:
+        counts = operator.index(repeats)
+    if axis is None:
+        return rewrap(backend.repeat(backend.reshape(native, (-1,)), counts))
+    return rewrap(backend.repeat(native, counts, axis=_axis(axis, native.ndim)))
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """An array made of copies of ``x``, ``repetitions[i]`` along axis ``i``.
+
+    Parameters
+    ----------
+    x
+        The array.
+    repetitions
+        Non-negative counts; the shorter of ``x.shape`` and ``repetitions`` is padded with
+        leading ones.
+
+    Returns
+    -------
+    Array
+        A new array of ``max(x.ndim, len(repetitions))`` dimensions.
+    """
+    native, rewrap, backend = _backend_of(x)
+    counts = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in counts):
+        raise ValueError(f"tile() repetitions must be non-negative, got {counts}")
+    return rewrap(backend.tile(native, counts))

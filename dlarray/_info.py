@@ -1,0 +1,139 @@
+"""Inspection utilities (Array API "Inspection"): ``__array_namespace_info__()`` and its object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._devices import CPU, Device, as_device
+from ._dtypes import ARRAY_API_DTYPES, DType, complex128, float64, int64
+
+__all__ = ["__array_namespace_info__"]
+
+#: The standard's kind names, each with the elementary kinds it stands for (DType.kind values).
+KIND_GROUPS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+}
+
+
+def kinds_of(kind: str) -> tuple[str, ...]:
+    """The elementary kinds a kind name stands for; ValueError for an unknown name."""
+    try:
+        return KIND_GROUPS[kind]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown dtype kind {kind!r}; expected one of {', '.join(map(repr, KIND_GROUPS))}"
+        ) from None
+
+
+def _devices() -> tuple[Device, ...]:
+    """The devices arrays can be created on: the CPU, plus each CUDA device when cupy finds one."""
+    found = [CPU]
+    try:
+        import cupy  # noqa: F401 - optional: CUDA support
+    except ImportError:
+        return tuple(found)
+    from ._devices import device_of
+    from ._dlpack import DLDeviceType
+
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # no driver or no GPU: CPU only
+        count = 0
+    found.extend(device_of(DLDeviceType.CUDA, index) for index in range(count))
+    return tuple(found)
+
+
+def _check_device(device: Any) -> None:
+    if device is not None:
+        resolved = as_device(device)
+        if resolved not in _devices():
+            raise ValueError(f"device {resolved} is not available; available: {_devices()}")
+
+
+class Info:
+    """The namespace's inspection object, as returned by ``dlarray.__array_namespace_info__()``."""
+
+    __module__ = "dlarray"
+
+    def capabilities(self) -> dict[str, Any]:
+        """What the namespace supports: boolean indexing, data-dependent shapes, max dimensions.
+
+        Returns
+        -------
+        dict
+            ``{"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}``.
+        """
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self) -> Device:
+        """The device arrays are created on when no ``device`` is given: the CPU."""
+        return CPU
+
+    def devices(self) -> tuple[Device, ...]:
+        """The devices arrays can be created on (the CPU first)."""
+        return _devices()
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
+        """The default dtype of each kind (the same on every device).
+
+        Returns
+        -------
+        dict
+            Keys ``"real floating"``, ``"complex floating"``, ``"integral"`` and ``"indexing"``.
+        """
+        _check_device(device)
+        return {
+            "real floating": float64,
+            "complex floating": complex128,
+            "integral": int64,
+            "indexing": int64,
+        }
+
+    def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        """The Array API dtypes supported on ``device``, optionally only those of ``kind``.
+
+        Parameters
+        ----------
+        device
+            A device (every device supports every Array API dtype).
+        kind
+            ``None`` (all), a kind name (``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+            ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``) or a tuple
+            of them (their union).
+
+        Returns
+        -------
+        dict
+            Canonical name -> dtype. The extra dtypes dlarray holds (float16, bfloat16, float8,
+            ...) are not Array API dtypes and never listed.
+        """
+        _check_device(device)
+        if kind is None:
+            wanted = None
+        else:
+            names = kind if isinstance(kind, tuple) else (kind,)
+            wanted = {elementary for name in names for elementary in kinds_of(name)}
+        return {d.name: d for d in ARRAY_API_DTYPES if wanted is None or d.kind in wanted}
+
+    def __repr__(self) -> str:
+        return "dlarray.__array_namespace_info__()"
+
+
+_INFO = Info()
+
+
+def __array_namespace_info__() -> Info:
+    """The inspection object of the namespace: ``capabilities()``, ``devices()``, ``dtypes()``...
+
+    Returns
+    -------
+    Info
+    """
+    return _INFO
+
