@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _backend
+
 if TYPE_CHECKING:
     from ._array import Array
 
@@ -75,50 +77,97 @@ def basic_view(array: Array, key: Any) -> Array:
     )
 
 
-def _native_key(array: Array, key: Any) -> Any:
-    """The key with Arrays replaced by backend arrays; integer-only keys keep a 0-d view."""
+_INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+
+
+def _array_item(array: Array, item: Array) -> Any:
+    """One Array in a key: an int for a 0-d integer array, the backend array otherwise."""
+    if item._device is not array._device:
+        raise ValueError(f"index array is on {item._device}, the indexed array on {array._device}")
+    kind = item._dtype.kind
+    if kind in _INTEGER_KINDS:
+        # a 0-d integer array is the same as the integer it holds (basic indexing, a view)
+        return operator.index(item) if item.ndim == 0 else item._as_native()
+    if kind == "bool":
+        return item._as_native()
+    raise IndexError(f"arrays used as indices must have an integer or bool dtype, not {item._dtype}")
+
+
+def _native_key(array: Array, key: Any) -> tuple[Any, ...]:
+    """The key for the backend: Arrays replaced by backend arrays, integer-likes by ints.
+
+    A key of only integers, slices and ``None`` gets a trailing ``...``: numpy then returns a 0-d
+    view, not a scalar copy, for ``x[1, 2]``, as the standard wants.
+    """
     from ._array import Array
 
-    items = _key_tuple(key)
-    converted = []
-    all_basic = True
+    converted: list[Any] = []
+    basic = True
     has_ellipsis = False
-    for item in items:
-        if type(item) is Array:
-            if item._device is not array._device:
-                raise ValueError(f"index array is on {item._device}, the array on {array._device}")
-            if item.ndim == 0 and item._dtype.kind in ("signed integer", "unsigned integer"):
-                converted.append(int(item))
-                continue
-            converted.append(item._as_native())
-            all_basic = False
+    for item in _key_tuple(key):
+        kind = type(item)
+        if kind is int or kind is slice or item is None:
+            pass
+        elif kind is Array:
+            item = _array_item(array, item)
+            basic = basic and type(item) is int
+        elif item is Ellipsis:
+            has_ellipsis = True
+        elif kind is bool or isinstance(item, (_ndarray, list, np.bool_)):
+            basic = False  # numpy's own meaning: a 0-d mask, an index array
+        elif hasattr(kind, "__index__"):
+            item = operator.index(item)  # numpy/torch integer scalars and the like
         else:
-            if item is Ellipsis:
-                has_ellipsis = True
-            elif not (item is None or isinstance(item, (int, slice))) or isinstance(item, bool):
-                all_basic = False
-            converted.append(item)
-    if all_basic and not has_ellipsis:
-        # numpy returns a scalar copy for x[1, 2]; x[1, 2, ...] is a 0-d view, as the standard wants
+            basic = False  # floats, strings...: numpy raises the IndexError
+        converted.append(item)
+    if len(converted) == 1 and not basic:
+        return _sole_mask(array, converted[0])
+    if basic and not has_ellipsis:
         converted.append(Ellipsis)
     return tuple(converted)
 
 
+def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
+    """A boolean mask as the whole key, with the standard's rule for empty mask dimensions.
+
+    Each mask dimension must match the array's or be 0; numpy refuses the 0 case, which selects
+    nothing: the same as that many empty integer index arrays (the mask's ``nonzero()``).
+    """
+    dtype = getattr(item, "dtype", None)
+    if dtype is None or dtype.kind != "b" or item.ndim == 0 or item.size != 0:
+        return (item,)
+    shape = array.shape
+    if item.ndim > len(shape) or item.shape == shape[: item.ndim]:
+        return (item,)  # too many dimensions (numpy's IndexError) or an exact match
+    if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
+        return (item,)  # a genuine mismatch: numpy raises the IndexError
+    empty = _backend.namespace_for(array).zeros(0, dtype=np.intp)
+    return (empty,) * item.ndim
+
+
 def getitem(array: Array, key: Any) -> Array:
-    """Index through the backend; basic indices give views that share the buffer."""
+    """Index through the backend; basic indices give views that share the buffer.
+
+    Integer arrays (broadcast together with any integers) gather, boolean masks select; both give
+    new arrays. Out-of-range integers raise IndexError.
+    """
     from ._array import wrap
 
     return wrap(array._as_native()[_native_key(array, key)])
 
 
 def setitem(array: Array, key: Any, value: Any) -> None:
-    """Assign ``value`` (an Array or a Python scalar) into ``array[key]`` through the backend."""
+    """Assign ``value`` (an Array or a Python scalar) into ``array[key]`` through the backend.
+
+    ``value`` broadcasts to the selection and is cast to the array's dtype; the array's dtype
+    and shape never change.
+    """
     from ._array import Array
 
     if type(value) is Array:
         if value._device is not array._device:
             raise ValueError(f"value is on {value._device}, the array on {array._device}")
         value = value._as_native()
-    elif not isinstance(value, (bool, int, float, complex)):
+    elif type(value) not in (bool, int, float, complex):
         raise TypeError(f"can only assign an Array or a Python scalar, not {type(value).__name__}")
     array._as_native()[_native_key(array, key)] = value

@@ -1,5 +1,81 @@
-"""Indexing Functions (Array API "Indexing Functions")."""
+"""Indexing Functions (Array API "Indexing Functions"), computed by the device's backend.
+
+Out-of-range indices raise IndexError (the standard leaves them unspecified); negative indices
+count from the end.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any
+
+from ._array import Array, wrap
+from ._statistical_functions import _backend_of, _native, _same_device, _single_axis
+
+__all__ = ["take", "take_along_axis"]
+
+_INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+
+
+def _indices(indices: Any, x: Array, name: str) -> Any:
+    """The backend array of an integer index Array on ``x``'s device."""
+    if type(indices) is not Array:
+        raise TypeError(f"{name}(): indices must be an Array, got {type(indices).__name__}")
+    if indices._dtype.kind not in _INTEGER_KINDS:
+        raise TypeError(f"{name}(): indices must have an integer dtype, not {indices._dtype}")
+    _same_device(name, x, indices)
+    return indices._as_native()
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x
+        Input array.
+    indices
+        Integer indices (1-D in the standard; any shape is accepted, and replaces the axis).
+    axis
+        Axis to select along; optional only for arrays of at most one dimension.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x``; ``x.shape`` with the ``axis`` extent replaced by ``indices.shape``.
+    """
+    native = _native(x, "take")
+    positions = _indices(indices, x, "take")
+    if axis is None:
+        if native.ndim > 1:
+            raise ValueError(f"take() needs an axis for an array with {native.ndim} dimensions")
+        axis = 0 if native.ndim == 1 else None
+    else:
+        axis = _single_axis(axis, native.ndim)
+    return wrap(_backend_of(x).take(native, positions, axis=axis))
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """Elements of ``x`` at the per-position ``indices`` along ``axis`` (e.g. from argsort).
+
+    Parameters
+    ----------
+    x
+        Input array.
+    indices
+        Integer indices with as many dimensions as ``x``; the other axes broadcast with ``x``.
+    axis
+        Axis to select along.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x``; the broadcast shape, with ``indices``' extent along ``axis``.
+    """
+    native = _native(x, "take_along_axis")
+    positions = _indices(indices, x, "take_along_axis")
+    if positions.ndim != native.ndim:
+        raise ValueError(
+            f"take_along_axis(): indices need as many dimensions as x ({native.ndim}), got {positions.ndim}"
+        )
+    axis = _single_axis(axis, native.ndim)
+    return wrap(_backend_of(x).take_along_axis(native, positions, axis=axis))

@@ -1,5 +1,196 @@
-"""Searching Functions (Array API "Searching Functions")."""
+"""Searching Functions (Array API "Searching Functions"), computed by the device's backend.
+
+Index results are always int64 (the default index dtype), whatever the backend's ``intp`` is.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any, Literal
+
+from ._array import Array, wrap
+from ._statistical_functions import _axes, _backend_of, _index_result, _native, _same_device
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the largest element along ``axis`` (of the flattened array for ``None``).
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis to search along; ``None`` searches the flattened array.
+    keepdims
+        Keep the searched axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        int64 indices of the first occurrence of the maximum.
+    """
+    return _arg_extremum(x, axis, keepdims, "argmax")
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the smallest element along ``axis`` (of the flattened array for ``None``).
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis to search along; ``None`` searches the flattened array.
+    keepdims
+        Keep the searched axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        int64 indices of the first occurrence of the minimum.
+    """
+    return _arg_extremum(x, axis, keepdims, "argmin")
+
+
+def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Array:
+    native = _native(x, name)
+    if axis is not None:
+        if isinstance(axis, tuple):
+            raise TypeError(f"{name}() takes a single axis, not a tuple")
+        (axis,) = _axes(axis, x.ndim)
+    if native.size == 0:
+        raise ValueError(f"{name}() of an empty array: there is no element to point to")
+    xp = _backend_of(x)
+    return _index_result(getattr(xp, name)(native, axis=axis, keepdims=keepdims))
+
+
+def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """Number of non-zero elements along ``axis`` (all of them by default).
+
+    Parameters
+    ----------
+    x
+        Input array. Complex elements count when either component is non-zero; bools when True.
+    axis
+        Axis or axes to count along; ``None`` counts over the whole array.
+    keepdims
+        Keep the counted axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        int64 counts.
+    """
+    native = _native(x, "count_nonzero")
+    axes = _axes(axis, x.ndim)
+    xp = _backend_of(x)
+    return _index_result(xp.count_nonzero(native, axis=axes, keepdims=keepdims))
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one int64 array per dimension, in row-major order.
+
+    Parameters
+    ----------
+    x
+        Input array with at least one dimension.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.ndim`` 1-D int64 arrays of equal length.
+    """
+    native = _native(x, "nonzero")
+    if native.ndim == 0:
+        raise ValueError("nonzero() needs an array with at least one dimension; use reshape(x, (1,)) for a 0-d one")
+    xp = _backend_of(x)
+    return tuple(_index_result(indices) for indices in xp.nonzero(native))
+
+
+def searchsorted(
+    x1: Array,
+    x2: Array | float,
+    /,
+    *,
+    side: Literal["left", "right"] = "left",
+    sorter: Array | None = None,
+) -> Array:
+    """Indices at which to insert ``x2`` into the sorted ``x1`` so that it stays sorted.
+
+    Parameters
+    ----------
+    x1
+        1-D array, sorted ascending unless ``sorter`` is given.
+    x2
+        Values to look up: an Array or a Python scalar (taken with ``x1``'s dtype, as the
+        standard's rules for mixing scalars and arrays say).
+    side
+        ``"left"``: the first suitable index (``x1[i-1] < v <= x1[i]``); ``"right"``: the last
+        (``x1[i-1] <= v < x1[i]``).
+    sorter
+        Integer indices that sort ``x1`` ascending.
+
+    Returns
+    -------
+    Array
+        int64 indices, shaped like ``x2`` (0-d for a scalar).
+    """
+    haystack = _native(x1, "searchsorted")
+    if haystack.ndim != 1:
+        raise ValueError(f"searchsorted() needs a 1-D x1, got {haystack.ndim} dimensions")
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+    _same_device("searchsorted", x1, x2, sorter)
+    if type(x2) is Array:
+        needles = x2._as_native()
+    elif type(x2) in _SCALARS:
+        # passed on as a Python scalar: numpy treats it as weakly typed, i.e. with x1's dtype
+        needles = x2
+    else:
+        raise TypeError(f"searchsorted(): x2 must be an Array or a Python scalar, got {type(x2).__name__}")
+    order = None
+    if sorter is not None:
+        if type(sorter) is not Array:
+            raise TypeError(f"searchsorted(): sorter must be an Array, got {type(sorter).__name__}")
+        if sorter._dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError(f"searchsorted(): sorter must have an integer dtype, not {sorter._dtype}")
+        order = sorter._as_native()
+    xp = _backend_of(x1)
+    return _index_result(xp.searchsorted(haystack, needles, side=side, sorter=order))
+
+
+def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | complex, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (all broadcast).
+
+    Parameters
+    ----------
+    condition
+        Boolean array.
+    x1, x2
+        Arrays or Python scalars (at least one an Array); the result dtype follows the type
+        promotion rules, scalars taking the array's dtype.
+
+    Returns
+    -------
+    Array
+        The broadcast shape of the three inputs.
+    """
+    mask = _native(condition, "where")
+    _same_device("where", condition, x1, x2)
+    first = _operand(x1)
+    second = _operand(x2)
+    if type(x1) is not Array and type(x2) is not Array:
+        raise TypeError("where(): at least one of x1 and x2 must be an Array")
+    xp = _backend_of(condition)
+    return wrap(xp.where(mask, first, second))
+
+
+def _operand(value: Any) -> Any:
+    if type(value) is Array:
+        return value._as_native()
+    if type(value) in _SCALARS:
+        return value  # weakly typed in numpy, as the standard wants scalars to be
+    raise TypeError(f"where(): expected an Array or a Python scalar, got {type(value).__name__}")

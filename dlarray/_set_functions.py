@@ -1,5 +1,156 @@
-"""Set Functions (Array API "Set Functions")."""
+"""Set Functions (Array API "Set Functions"), computed by the device's backend.
+
+Uniqueness is value equality, as the standard says: ``-0.0`` and ``+0.0`` are one value, and every
+NaN (every complex value with a NaN component) is distinct, with a count of one. Results are sorted
+ascending (NaNs last); index arrays are int64.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any, NamedTuple
+
+from ._array import Array, wrap
+from ._statistical_functions import _backend_of, _index_result, _native, _same_device
+
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+class UniqueAllResult(NamedTuple):
+    """Result of :func:`unique_all`."""
+
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    """Result of :func:`unique_counts`."""
+
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    """Result of :func:`unique_inverse`."""
+
+    values: Array
+    inverse_indices: Array
+
+
+def _flat(x: Array, name: str) -> tuple[Any, Any]:
+    """The backend module and ``x`` flattened (a view when the layout allows it)."""
+    native = _native(x, name)
+    return _backend_of(x), native.reshape(-1)
+
+
+def unique_values(x: Array, /) -> Array:
+    """The distinct elements of ``x`` (flattened), sorted.
+
+    Parameters
+    ----------
+    x
+        Input array of any shape.
+
+    Returns
+    -------
+    Array
+        1-D, same dtype as ``x``.
+    """
+    xp, flat = _flat(x, "unique_values")
+    return wrap(xp.unique(flat, equal_nan=False))
+
+
+def unique_counts(x: Array, /) -> UniqueCountsResult:
+    """The distinct elements of ``x`` (flattened) and how often each occurs.
+
+    Parameters
+    ----------
+    x
+        Input array of any shape.
+
+    Returns
+    -------
+    UniqueCountsResult
+        ``(values, counts)``: 1-D arrays of equal length; counts are int64.
+    """
+    xp, flat = _flat(x, "unique_counts")
+    values, counts = xp.unique(flat, return_counts=True, equal_nan=False)
+    return UniqueCountsResult(wrap(values), _index_result(counts))
+
+
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
+    """The distinct elements of ``x`` and the indices into them that rebuild ``x``.
+
+    Parameters
+    ----------
+    x
+        Input array of any shape.
+
+    Returns
+    -------
+    UniqueInverseResult
+        ``(values, inverse_indices)``: ``values`` 1-D; ``inverse_indices`` int64, shaped like
+        ``x``, with ``values[inverse_indices]`` equal to ``x``.
+    """
+    xp, flat = _flat(x, "unique_inverse")
+    values, inverse = xp.unique(flat, return_inverse=True, equal_nan=False)
+    return UniqueInverseResult(wrap(values), _index_result(inverse.reshape(x.shape)))
+
+
+def unique_all(x: Array, /) -> UniqueAllResult:
+    """The distinct elements of ``x``, their first indices, the inverse indices and the counts.
+
+    Parameters
+    ----------
+    x
+        Input array of any shape.
+
+    Returns
+    -------
+    UniqueAllResult
+        ``(values, indices, inverse_indices, counts)``: ``indices`` are the first occurrences in
+        the flattened ``x``; ``inverse_indices`` is shaped like ``x``; all index arrays int64.
+    """
+    xp, flat = _flat(x, "unique_all")
+    values, first, inverse, counts = xp.unique(
+        flat, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
+    )
+    return UniqueAllResult(
+        wrap(values), _index_result(first), _index_result(inverse.reshape(x.shape)), _index_result(counts)
+    )
+
+
+def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
+    """Whether each element of ``x1`` occurs in ``x2`` (by value equality).
+
+    Parameters
+    ----------
+    x1
+        Elements to look up: an Array or a Python int.
+    x2
+        Elements to look in: an Array or a Python int.
+    invert
+        Test for absence instead.
+
+    Returns
+    -------
+    Array
+        bool, shaped like ``x1`` (0-d for a scalar ``x1``).
+    """
+    if type(x1) is not Array and type(x2) is not Array:
+        raise TypeError("isin(): at least one of x1 and x2 must be an Array")
+    anchor = x1 if type(x1) is Array else x2
+    _same_device("isin", anchor, x1, x2)
+    xp = _backend_of(anchor)
+    elements = _isin_operand(x1)
+    test_elements = _isin_operand(x2)
+    return wrap(xp.isin(elements, test_elements, invert=bool(invert)))
+
+
+def _isin_operand(value: Any) -> Any:
+    if type(value) is Array:
+        return value._as_native()
+    if type(value) in (bool, int, float, complex):
+        return value
+    raise TypeError(f"isin(): expected an Array or a Python scalar, got {type(value).__name__}")

@@ -1,5 +1,89 @@
-"""Sorting Functions (Array API "Sorting Functions")."""
+"""Sorting Functions (Array API "Sorting Functions"), computed by the device's backend.
+
+numpy only sorts ascending. A descending sort that keeps equal elements in their original order
+(what ``stable=True`` asks for) is an ascending stable sort of the reversed array, reversed back:
+equal elements are reversed twice, so they end up in their original order.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any
+
+from ._array import Array, wrap
+from ._statistical_functions import _backend_of, _index_result, _native, _single_axis
+
+__all__ = ["argsort", "sort"]
+
+# Kinds whose equal elements are indistinguishable: a plain reversal is as good as a stable sort.
+_EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
+
+
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """Indices that sort ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis to sort along.
+    descending
+        Sort largest first.
+    stable
+        Keep equal elements in their original order (always done when True; may be done when
+        False).
+
+    Returns
+    -------
+    Array
+        int64 indices, shaped like ``x``.
+    """
+    native = _native(x, "argsort")
+    xp = _backend_of(x)
+    if native.ndim == 0:
+        return _index_result(xp.zeros((), dtype=xp.int64))
+    axis = _single_axis(axis, native.ndim)
+    return _index_result(_argsort(xp, native, axis, descending, stable))
+
+
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """A sorted copy of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis to sort along.
+    descending
+        Sort largest first.
+    stable
+        Keep equal elements in their original order (matters for ``-0.0`` and ``+0.0``).
+
+    Returns
+    -------
+    Array
+        Same dtype and shape as ``x``.
+    """
+    native = _native(x, "sort")
+    xp = _backend_of(x)
+    if native.ndim == 0:
+        return wrap(native.copy())
+    axis = _single_axis(axis, native.ndim)
+    kind = "stable" if stable else None
+    if not descending:
+        return wrap(xp.sort(native, axis=axis, kind=kind))
+    if x._dtype.kind in _EXACT_KINDS or not stable:
+        return wrap(xp.flip(xp.sort(native, axis=axis, kind=kind), axis=axis))
+    # floating point: -0.0 and +0.0 compare equal but differ, so their order must be kept
+    order = _argsort(xp, native, axis, True, True)
+    return wrap(xp.take_along_axis(native, order, axis=axis))
+
+
+def _argsort(xp: Any, native: Any, axis: int, descending: bool, stable: bool) -> Any:
+    kind = "stable" if stable else None
+    if not descending:
+        return xp.argsort(native, axis=axis, kind=kind)
+    last = native.shape[axis] - 1
+    reversed_order = xp.argsort(xp.flip(native, axis=axis), axis=axis, kind=kind)
+    return last - xp.flip(reversed_order, axis=axis)

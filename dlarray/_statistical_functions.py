@@ -1,5 +1,411 @@
-"""Statistical Functions (Array API "Statistical Functions")."""
+"""Statistical Functions (Array API "Statistical Functions"), computed by the device's backend.
+
+The backend (numpy, or cupy on CUDA) does the arithmetic; this module fixes what it does not do as
+the standard says: the result dtypes of ``sum``/``prod``/``cumulative_*`` (integers accumulate in
+the default 64-bit integer of their signedness), ``NaN`` for empty means and for variances with
+``M - correction <= 0`` (numpy gives ``inf`` or warns), and ``include_initial``.
+
+The small helpers at the top (``_native``, ``_axes``, ``_backend_of``) are shared by the other
+reduction-style modules (searching, utility, sorting, sets, indexing functions).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import operator
+from typing import Any
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from . import _backend
+from ._array import Array, wrap
+from ._dtypes import as_dtype
+
+__all__ = [
+    "cumulative_prod",
+    "cumulative_sum",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "var",
+]
+
+Axis = int | tuple[int, ...] | None
+
+_INT64 = np.dtype(np.int64)
+_UINT64 = np.dtype(np.uint64)
+_FLOAT64 = np.dtype(np.float64)
+_INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def _native(x: Any, name: str) -> Any:
+    """The backend array of ``x``; TypeError if ``x`` is not an Array."""
+    if type(x) is not Array:
+        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
+    return x._as_native()
+
+
+def _backend_of(x: Array) -> Any:
+    """numpy, or cupy for arrays on a CUDA device."""
+    return _backend.namespace_for(x)
+
+
+def _same_device(name: str, first: Array, *others: Any) -> None:
+    """Refuse Arrays on different devices (ValueError), as every function of the namespace does."""
+    for other in others:
+        if type(other) is Array and other._device is not first._device:
+            raise ValueError(f"{name}(): arrays are on different devices: {first._device} and {other._device}")
+
+
+def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """Reduction axes as non-negative ints (all axes for ``None``); invalid or repeated ones raise."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, bool) or not isinstance(axis, (int, tuple)) and not hasattr(axis, "__index__"):
+        raise TypeError(f"axis must be an int, a tuple of ints or None, got {type(axis).__name__}")
+    if isinstance(axis, tuple):
+        if any(isinstance(a, bool) for a in axis):
+            raise TypeError("axis entries must be ints, not bools")
+        return normalize_axis_tuple(tuple(operator.index(a) for a in axis), ndim)
+    return (normalize_axis_index(operator.index(axis), ndim),)
+
+
+def _single_axis(axis: Any, ndim: int) -> int:
+    """One axis as a non-negative int; TypeError for a non-int, AxisError when out of range."""
+    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
+        raise TypeError(f"axis must be an int, got {type(axis).__name__}")
+    return normalize_axis_index(operator.index(axis), ndim)
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _index_result(native: Any) -> Array:
+    """An index result in the default index dtype (int64), whatever the backend's intp is."""
+    if not hasattr(native, "dtype"):  # a Python int (numpy's count_nonzero over all axes)
+        native = np.asarray(native, dtype=_INT64)
+    elif native.dtype != _INT64:
+        native = native.astype(_INT64)
+    return wrap(native)
+
+
+def _numpy_dtype(dtype: Any, name: str) -> np.dtype:
+    """The backend dtype of a ``dtype=`` argument; TypeError for one no backend computes in."""
+    resolved = as_dtype(dtype)
+    if resolved.numpy_dtype is None:
+        raise TypeError(f"{name}() cannot compute in {resolved.name}")
+    return resolved.numpy_dtype
+
+
+def _accumulation_dtype(x: Array, dtype: Any, name: str) -> np.dtype:
+    """The dtype ``sum``/``prod``/``cumulative_*`` compute and return in.
+
+    Without ``dtype``, integers narrower than the default integer (int64) accumulate in int64
+    (uint64 for unsigned ones), as the standard requires; bool counts in int64; floating-point
+    types are kept.
+    """
+    if dtype is not None:
+        return _numpy_dtype(dtype, name)
+    kind = x._dtype.kind
+    if kind == "signed integer" or kind == "bool":
+        return _INT64
+    if kind == "unsigned integer":
+        return _UINT64
+    numpy_dtype = x._dtype.numpy_dtype
+    if numpy_dtype is None:
+        raise TypeError(f"{name}() cannot compute with {x._dtype.name} arrays")
+    return numpy_dtype
+
+
+def _full(xp: Any, shape: tuple[int, ...], value: Any, dtype: Any) -> Array:
+    return wrap(xp.full(shape, value, dtype=dtype))
+
+
+def _axis_argument(axes: tuple[int, ...], ndim: int) -> tuple[int, ...] | None:
+    # None lets the backend take its fastest path (a single flat reduction)
+    return None if len(axes) == ndim else axes
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """Sum of the elements along ``axis`` (all of them by default).
+
+    Parameters
+    ----------
+    x
+        Numeric input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    dtype
+        Dtype to accumulate and return in. ``None``: integers accumulate in int64 (uint64 if
+        unsigned), floating-point types keep their own.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        The sums; 0-d when every axis is reduced. An empty sum is 0.
+    """
+    native = _native(x, "sum")
+    axes = _axes(axis, x.ndim)
+    result_dtype = _accumulation_dtype(x, dtype, "sum")
+    xp = _backend_of(x)
+    return wrap(xp.sum(native, axis=_axis_argument(axes, x.ndim), dtype=result_dtype, keepdims=keepdims))
+
+
+def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """Product of the elements along ``axis`` (all of them by default).
+
+    Parameters
+    ----------
+    x
+        Numeric input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    dtype
+        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        The products; 0-d when every axis is reduced. An empty product is 1.
+    """
+    native = _native(x, "prod")
+    axes = _axes(axis, x.ndim)
+    result_dtype = _accumulation_dtype(x, dtype, "prod")
+    xp = _backend_of(x)
+    return wrap(xp.prod(native, axis=_axis_argument(axes, x.ndim), dtype=result_dtype, keepdims=keepdims))
+
+
+def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """Largest element along ``axis`` (NaNs propagate).
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x``. Raises ValueError when a reduction has no elements.
+    """
+    return _extremum(x, axis, keepdims, "max")
+
+
+def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """Smallest element along ``axis`` (NaNs propagate).
+
+    Parameters
+    ----------
+    x
+        Real-valued input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x``. Raises ValueError when a reduction has no elements.
+    """
+    return _extremum(x, axis, keepdims, "min")
+
+
+def _extremum(x: Array, axis: Axis, keepdims: bool, name: str) -> Array:
+    native = _native(x, name)
+    axes = _axes(axis, x.ndim)
+    shape = x.shape
+    if any(shape[a] == 0 for a in axes):
+        raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
+    xp = _backend_of(x)
+    return wrap(getattr(xp, name)(native, axis=_axis_argument(axes, x.ndim), keepdims=keepdims))
+
+
+def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean along ``axis`` (all elements by default).
+
+    Parameters
+    ----------
+    x
+        Floating-point input array (integer arrays give float64 means).
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
+    """
+    native = _native(x, "mean")
+    axes = _axes(axis, x.ndim)
+    xp = _backend_of(x)
+    kind = x._dtype.kind
+    # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
+    dtype = _FLOAT64 if kind in _INTEGER_KINDS or kind == "bool" else None
+    shape = x.shape
+    if math.prod(shape[a] for a in axes) == 0:
+        # numpy warns and divides 0 by 0; the standard asks for NaN (NaN + NaN j for complex)
+        result_dtype = dtype if dtype is not None else native.dtype
+        nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
+        return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
+    return wrap(xp.mean(native, axis=_axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims))
+
+
+def var(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    """Variance along ``axis``, dividing by ``M - correction``.
+
+    Parameters
+    ----------
+    x
+        Real floating-point input array (integer arrays give float64 variances).
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    correction
+        Degrees of freedom subtracted from the element count ``M`` (1 for the sample variance).
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
+    """
+    return _spread(x, axis, correction, keepdims, "var")
+
+
+def std(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    """Standard deviation along ``axis``, the square root of :func:`var`.
+
+    Parameters
+    ----------
+    x
+        Real floating-point input array (integer arrays give float64 results).
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    correction
+        Degrees of freedom subtracted from the element count ``M`` (1 for the sample estimate).
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
+    """
+    return _spread(x, axis, correction, keepdims, "std")
+
+
+def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) -> Array:
+    native = _native(x, name)
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"{name}(): correction must be an int or a float, got {type(correction).__name__}")
+    axes = _axes(axis, x.ndim)
+    xp = _backend_of(x)
+    kind = x._dtype.kind
+    dtype = _FLOAT64 if kind in _INTEGER_KINDS or kind == "bool" else None
+    count = math.prod(x.shape[a] for a in axes)
+    if count - correction <= 0:
+        # numpy divides by max(M - ddof, 0) and gives inf or NaN with a warning; the standard: NaN
+        result_dtype = dtype if dtype is not None else np.empty(0, native.dtype).real.dtype
+        return _full(xp, _reduced_shape(x.shape, axes, keepdims), math.nan, result_dtype)
+    reduce = getattr(xp, name)
+    return wrap(reduce(native, axis=_axis_argument(axes, x.ndim), dtype=dtype, ddof=correction, keepdims=keepdims))
+
+
+# ---------------------------------------------------------------- cumulative
+
+
+def cumulative_sum(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running sum along ``axis``.
+
+    Parameters
+    ----------
+    x
+        Numeric input array.
+    axis
+        Axis to accumulate along; optional only for 1-D arrays.
+    dtype
+        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.
+    include_initial
+        Start the result with the additive identity (0): the axis grows by one.
+
+    Returns
+    -------
+    Array
+        Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
+    """
+    return _cumulative(x, axis, dtype, include_initial, "cumulative_sum", 0)
+
+
+def cumulative_prod(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running product along ``axis``.
+
+    Parameters
+    ----------
+    x
+        Numeric input array.
+    axis
+        Axis to accumulate along; optional only for 1-D arrays.
+    dtype
+        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`prod`.
+    include_initial
+        Start the result with the multiplicative identity (1): the axis grows by one.
+
+    Returns
+    -------
+    Array
+        Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
+    """
+    return _cumulative(x, axis, dtype, include_initial, "cumulative_prod", 1)
+
+
+def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, name: str, identity: int) -> Array:
+    native = _native(x, name)
+    if native.ndim == 0:
+        # unspecified by the standard; like numpy, a 0-d array accumulates as a 1-element vector
+        native = native.reshape(1)
+    if axis is None:
+        if native.ndim > 1:
+            raise ValueError(f"{name}() needs an axis for an array with {native.ndim} dimensions")
+        axis = 0
+    axis = _single_axis(axis, native.ndim)
+    result_dtype = _accumulation_dtype(x, dtype, name)
+    xp = _backend_of(x)
+    accumulate = xp.cumsum if identity == 0 else xp.cumprod
+    if not include_initial:
+        return wrap(accumulate(native, axis=axis, dtype=result_dtype))
+    shape = list(native.shape)
+    shape[axis] += 1
+    out = xp.empty(tuple(shape), dtype=result_dtype)
+    head = (slice(None),) * axis
+    out[head + (slice(0, 1),)] = identity
+    # accumulate straight into the result, after the initial value: no second copy
+    accumulate(native, axis=axis, dtype=result_dtype, out=out[head + (slice(1, None),)])
+    return wrap(out)

@@ -1,5 +1,111 @@
-"""Utility Functions (Array API "Utility Functions")."""
+"""Utility Functions (Array API "Utility Functions"), computed by the device's backend."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from typing import Any
+
+from ._array import Array, wrap
+from ._statistical_functions import _axes, _backend_of, _native, _same_device, _single_axis
+
+__all__ = ["all", "any", "diff"]
+
+
+def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """Whether every element along ``axis`` is truthy (non-zero; NaN counts as True).
+
+    Parameters
+    ----------
+    x
+        Input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        bool; True for an empty reduction.
+    """
+    native = _native(x, "all")
+    axes = _axes(axis, x.ndim)
+    return wrap(_backend_of(x).all(native, axis=axes, keepdims=keepdims))
+
+
+def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """Whether some element along ``axis`` is truthy (non-zero; NaN counts as True).
+
+    Parameters
+    ----------
+    x
+        Input array.
+    axis
+        Axis or axes to reduce; ``None`` reduces all of them.
+    keepdims
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        bool; False for an empty reduction.
+    """
+    native = _native(x, "any")
+    axes = _axes(axis, x.ndim)
+    return wrap(_backend_of(x).any(native, axis=axes, keepdims=keepdims))
+
+
+def diff(
+    x: Array,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: Array | None = None,
+    append: Array | None = None,
+) -> Array:
+    """The ``n``-th forward difference along ``axis`` (``out[i] = x[i+1] - x[i]``, repeated).
+
+    Parameters
+    ----------
+    x
+        Numeric input array with at least one dimension.
+    axis
+        Axis to difference along.
+    n
+        How many times to difference (0 returns the input, with ``prepend``/``append`` joined).
+    prepend, append
+        Arrays joined before/after ``x`` along ``axis`` first; same shape as ``x`` except along
+        ``axis``.
+
+    Returns
+    -------
+    Array
+        ``M + N1 + N2 - n`` long along ``axis``.
+    """
+    native = _native(x, "diff")
+    if native.ndim == 0:
+        raise ValueError("diff() needs an array with at least one dimension")
+    if isinstance(n, bool):
+        raise TypeError("diff(): n must be an int, not a bool")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff(): n must be non-negative, got {n}")
+    axis = _single_axis(axis, native.ndim)
+    _same_device("diff", x, prepend, append)
+    xp = _backend_of(x)
+    parts = [_edge(prepend, "prepend"), native, _edge(append, "append")]
+    parts = [part for part in parts if part is not None]
+    if len(parts) > 1:
+        native = xp.concatenate(parts, axis=axis)
+    if n == 0:
+        return x if len(parts) == 1 else wrap(native)
+    return wrap(xp.diff(native, n=n, axis=axis))
+
+
+def _edge(value: Any, name: str) -> Any:
+    if value is None:
+        return None
+    if type(value) is not Array:
+        raise TypeError(f"diff(): {name} must be an Array, got {type(value).__name__}")
+    return value._as_native()

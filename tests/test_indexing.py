@@ -1,0 +1,178 @@
+"""Array.__getitem__ / __setitem__: basic indexing gives views, integer arrays gather, masks select."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import dlarray as xp
+
+DTYPES = st.sampled_from([np.bool_, np.int8, np.uint16, np.int64, np.float32, np.complex128])
+
+
+def _values(dtype, shape):
+    return hnp.arrays(dtype, shape, elements={"allow_nan": False} if np.dtype(dtype).kind in "fc" else None)
+
+
+@st.composite
+def array_and_basic_index(draw):
+    dtype = draw(DTYPES)
+    a = draw(_values(dtype, hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)))
+    index = draw(hnp.basic_indices(a.shape, allow_newaxis=True, allow_ellipsis=True))
+    return a, index
+
+
+@settings(max_examples=80, deadline=None)
+@given(array_and_basic_index())
+def test_basic_indexing_matches_numpy_and_shares_memory(case) -> None:
+    a, index = case
+    x = xp.from_dlpack(a)
+    result = x[index]
+    expected = a[index]
+    assert result.shape == np.shape(expected)  # 0-d arrays where numpy gives scalars
+    assert result.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(result), expected)
+    if result.size:
+        # a view: its first element lies inside the source buffer
+        start = a.__array_interface__["data"][0]
+        assert start <= result.data_ptr < start + max(a.nbytes, 1)
+
+
+def test_slice_of_imported_buffer_points_into_it() -> None:
+    a = np.arange(10, dtype=np.int32)
+    x = xp.from_dlpack(a)
+    view = x[1:3]
+    assert view.data_ptr == a.__array_interface__["data"][0] + 4
+    a[1] = 99  # writes to the source are seen through the view
+    assert int(view[0]) == 99
+    scalar = x[4]
+    assert scalar.shape == () and scalar.data_ptr == a.__array_interface__["data"][0] + 16
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_integer_array_indexing_matches_numpy(data) -> None:
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    a = data.draw(_values(np.int32, shape))
+    arrays = [data.draw(st.booleans()) for _ in shape]
+    index_shapes = iter(data.draw(hnp.mutually_broadcastable_shapes(num_shapes=len(shape), max_dims=2)).input_shapes)
+    key = []
+    for axis, is_array in enumerate(arrays):
+        extent = shape[axis]
+        bounds = st.integers(-extent, extent - 1)
+        if is_array:
+            key.append(data.draw(hnp.arrays(np.int64, next(index_shapes), elements=bounds)))
+        else:
+            key.append(data.draw(bounds))
+    ours = xp.from_dlpack(a)[tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)]
+    expected = a[tuple(key)]
+    np.testing.assert_array_equal(np.asarray(ours), expected)
+    assert ours.shape == np.shape(expected)
+
+
+def test_zero_d_integer_arrays_are_integers() -> None:
+    a = np.arange(12).reshape(3, 4)
+    x = xp.from_dlpack(a)
+    i, j = xp.asarray(np.array(1)), xp.asarray(np.array(-1))
+    result = x[i, j]
+    assert result.shape == () and int(result) == 7
+    assert result.data_ptr == a.__array_interface__["data"][0] + 7 * a.itemsize  # still a view
+    assert int(x[np.int64(2), 0]) == 8
+
+
+def test_out_of_bounds_indices_raise_index_error() -> None:
+    x = xp.asarray(np.arange(6).reshape(2, 3))
+    with pytest.raises(IndexError):
+        x[2]
+    with pytest.raises(IndexError):
+        x[0, -4]
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.array([0, 3])), 0]
+    with pytest.raises(IndexError):
+        x[0, 0, 0]
+    with pytest.raises(IndexError):
+        x[..., 0, ...]
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.array([0.0]))]
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_boolean_mask_indexing_matches_numpy(data) -> None:
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    a = data.draw(_values(data.draw(DTYPES), shape))
+    m = data.draw(st.integers(0, len(shape)))
+    mask = data.draw(hnp.arrays(np.bool_, shape[:m]))
+    result = xp.asarray(a)[xp.asarray(mask)]
+    expected = a[mask]
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(result), expected)
+
+
+def test_mask_with_empty_dimensions_selects_nothing() -> None:
+    x = xp.asarray(np.arange(6).reshape(2, 3))
+    assert x[xp.asarray(np.zeros((0,), bool))].shape == (0, 3)
+    assert x[xp.asarray(np.zeros((2, 0), bool))].shape == (0,)
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.zeros((3,), bool))]  # neither the extent nor 0
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.zeros((2, 3, 1), bool))]  # more dimensions than x
+    x[xp.asarray(np.zeros((0,), bool))] = 5  # assigns nothing
+    assert int(xp.sum(x)) == 15
+
+
+def test_zero_d_mask_adds_a_dimension() -> None:
+    x = xp.asarray(np.arange(3))
+    assert x[xp.asarray(np.array(True))].shape == (1, 3)
+    assert x[xp.asarray(np.array(False))].shape == (0, 3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=array_and_basic_index(), data=st.data())
+def test_setitem_matches_numpy(case, data) -> None:
+    a, index = case
+    target_shape = np.shape(a[index])
+    value = data.draw(_values(a.dtype, target_shape) | _values(a.dtype, ()))
+    ours = xp.asarray(a.copy())
+    ours[index] = xp.asarray(value)
+    expected = a.copy()
+    expected[index] = value
+    np.testing.assert_array_equal(np.asarray(ours), expected)
+
+
+def test_setitem_with_scalars_masks_and_integer_arrays() -> None:
+    x = xp.asarray(np.zeros((3, 4), np.float32))
+    x[1, 2] = 5.0
+    x[x > 1] = 7
+    x[xp.asarray(np.array([0, 2])), xp.asarray(np.array([3, 3]))] = xp.asarray(np.array([1.0, 2.0], np.float32))
+    expected = np.zeros((3, 4), np.float32)
+    expected[1, 2] = 7
+    expected[0, 3], expected[2, 3] = 1, 2
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    assert x.dtype == xp.float32
+    with pytest.raises(TypeError):
+        x[0] = [1, 2, 3, 4]
+
+
+def test_setitem_on_read_only_array_raises() -> None:
+    a = np.arange(4)
+    a.flags.writeable = False
+    x = xp.from_dlpack(a)
+    assert x.readonly
+    with pytest.raises(ValueError):
+        x[0] = 1
+    with pytest.raises(ValueError):
+        x[1:3][0] = 1  # views of a read-only array stay read-only
+    assert a.tolist() == [0, 1, 2, 3]
+    gathered = x[xp.asarray(np.array([0, 1]))]  # a gather is a fresh copy: writable
+    gathered[0] = 9
+    assert a[0] == 0
+
+
+def test_setitem_refuses_values_that_are_not_arrays_or_scalars() -> None:
+    x = xp.asarray(np.arange(3))
+    with pytest.raises(TypeError):
+        x[0] = object()
