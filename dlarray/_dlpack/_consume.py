@@ -19,15 +19,15 @@ from ._structs import (
     FLAG_IS_COPIED,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
+    LEGACY_DELETER_OFFSET,
     LEGACY_SIZE,
-    LEGACY_SUFFIX_LAYOUT,
     MAX_NDIM,
     TENSOR_LAYOUT,
-    TENSOR_SIZE,
     VALID_BITS,
     VERSION_PREFIX_LAYOUT,
     VERSIONED_PREFIX_LAYOUT,
     VERSIONED_SIZE,
+    VERSIONED_TENSOR_OFFSET,
     DLDataTypeCode,
     DLDeviceType,
     DLPACK_MAJOR_VERSION,
@@ -39,6 +39,10 @@ _USED_VERSIONED_NAME = _capi.static_c_string(b"used_dltensor_versioned")
 _USED_LEGACY_NAME = _capi.static_c_string(b"used_dltensor")
 
 _INT64_MAX = (1 << 63) - 1
+_VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
+_INT64_1 = struct.Struct("@q").unpack
+_FLAGS_AT = struct.Struct(f"@{VERSIONED_PREFIX_LAYOUT.size - 8}xQ").unpack_from
+_LEGACY_DELETER_AT = struct.Struct(f"@{LEGACY_DELETER_OFFSET}xP").unpack_from
 _KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
 _string_at = ctypes.string_at
 _get_name = _capi.capsule_get_name
@@ -83,6 +87,10 @@ class TensorInfo(NamedTuple):
     @property
     def is_copied(self) -> bool:
         return bool(self.flags & FLAG_IS_COPIED)
+
+
+def _new_info(fields: tuple[Any, ...], _new: Any = tuple.__new__) -> TensorInfo:
+    return _new(TensorInfo, fields)  # skips NamedTuple's argument parsing on the hot path
 
 
 class ImportedTensor:
@@ -160,28 +168,15 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
         managed = _get_pointer(capsule, VERSIONED_NAME)
         if not managed:
             raise BufferError("DLPack capsule holds a NULL DLManagedTensorVersioned")
-        major, minor, _ctx, deleter = VERSION_PREFIX_LAYOUT.unpack(
-            _string_at(managed, VERSION_PREFIX_LAYOUT.size)
-        )
-        if major != DLPACK_MAJOR_VERSION:
-            # The layout past the version prefix is unknown: DLPack says call the deleter, touch
-            # nothing else.
-            _set_name(capsule, _USED_VERSIONED_NAME)
-            _call_deleter_now(managed, deleter)
-            raise BufferError(
-                f"DLPack major version {major}.{minor} is not supported "
-                f"(this consumer reads {DLPACK_MAJOR_VERSION}.x)"
-            )
-        header = _string_at(managed, VERSIONED_SIZE)
-        flags = VERSIONED_PREFIX_LAYOUT.unpack_from(header)[4]
-        info = _read_tensor(header, VERSIONED_PREFIX_LAYOUT.size, flags, (major, minor))
+        # Validation comes first; only then does ownership move (the rename) to us.
+        info, deleter = _read_versioned(managed, capsule)
         _set_name(capsule, _USED_VERSIONED_NAME)
     elif name == LEGACY_NAME:
         managed = _get_pointer(capsule, LEGACY_NAME)
         if not managed:
             raise BufferError("DLPack capsule holds a NULL DLManagedTensor")
         header = _string_at(managed, LEGACY_SIZE)
-        _ctx, deleter = LEGACY_SUFFIX_LAYOUT.unpack_from(header, TENSOR_SIZE)
+        deleter = _LEGACY_DELETER_AT(header)[0]
         info = _read_tensor(header, 0, 0, None)
         _set_name(capsule, _USED_LEGACY_NAME)
     elif name in (b"used_dltensor", b"used_dltensor_versioned"):
@@ -193,6 +188,36 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     return info, ImportedTensor(managed, _deleter_for(deleter) if deleter else None)
 
 
+def take_versioned(managed: int) -> tuple[TensorInfo, ImportedTensor]:
+    """Take ownership of a DLManagedTensorVersioned handed over without a capsule (C exchange API).
+
+    The caller owns ``managed`` already, so on refusal its deleter is called here before raising.
+    """
+    try:
+        info, deleter = _read_versioned(managed, None)
+    except BaseException:
+        _call_deleter_now(managed, VERSION_PREFIX_LAYOUT.unpack(_string_at(managed, VERSION_PREFIX_LAYOUT.size))[3])
+        raise
+    return info, ImportedTensor(managed, _deleter_for(deleter) if deleter else None)
+
+
+def _read_versioned(managed: int, capsule: object) -> tuple[TensorInfo, int]:
+    """Validate a DLManagedTensorVersioned; return its description and its deleter address."""
+    major, minor, _ctx, deleter = VERSION_PREFIX_LAYOUT.unpack(_string_at(managed, VERSION_PREFIX_LAYOUT.size))
+    if major != DLPACK_MAJOR_VERSION:
+        # The layout past the version prefix is unknown: DLPack says call the deleter, touch
+        # nothing else. Through a capsule, ownership moves to us first (the rename).
+        if capsule is not None:
+            _set_name(capsule, _USED_VERSIONED_NAME)
+            _call_deleter_now(managed, deleter)
+        raise BufferError(
+            f"DLPack major version {major}.{minor} is not supported (this consumer reads {DLPACK_MAJOR_VERSION}.x)"
+        )
+    header = _string_at(managed, VERSIONED_SIZE)
+    flags = _FLAGS_AT(header)[0]
+    return _read_tensor(header, VERSIONED_TENSOR_OFFSET, flags, (major, minor)), deleter
+
+
 def _read_tensor(
     header: bytes, offset: int, flags: int, version: tuple[int, int] | None
 ) -> TensorInfo:
@@ -200,20 +225,20 @@ def _read_tensor(
     (data, device_type, device_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset) = (
         TENSOR_LAYOUT.unpack_from(header, offset)
     )
-    if device_type not in _KNOWN_DEVICE_TYPES:
-        raise BufferError(f"DLPack tensor has an unknown device_type {device_type}")
-    if lanes != 1:
-        raise BufferError(f"DLPack dtype lanes={lanes} is not supported (only lanes=1)")
-    allowed_bits = VALID_BITS.get(code)
-    if allowed_bits is None:
-        raise BufferError(f"DLPack dtype code {code} is not supported")
-    if bits not in allowed_bits:
-        raise BufferError(
-            f"DLPack dtype {DLDataTypeCode(code).name.lower()} cannot have bits={bits}"
-        )
-    if not 0 <= ndim <= MAX_NDIM:
-        raise BufferError(f"DLPack tensor has ndim={ndim}; expected 0 <= ndim <= {MAX_NDIM}")
-    if ndim:
+    if (code, bits) not in _VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
+        _refuse_dtype_or_device(code, bits, lanes, device_type)
+    if ndim == 1 and shape_ptr:  # the common case, without loops
+        extent = _INT64_1(_string_at(shape_ptr, 8))[0]
+        if extent < 0:
+            raise BufferError(f"DLPack tensor has a negative dimension in shape ({extent},)")
+        shape = (extent,)
+        strides = _INT64_1(_string_at(strides_ptr, 8)) if strides_ptr else (1,)
+        if extent > 1 and abs(strides[0]) * (extent - 1) > _INT64_MAX:
+            raise BufferError(f"DLPack tensor strides {strides} overflow int64")
+        size = extent
+    elif ndim:
+        if not 0 < ndim <= MAX_NDIM:
+            raise BufferError(f"DLPack tensor has ndim={ndim}; expected 0 <= ndim <= {MAX_NDIM}")
         if not shape_ptr:
             raise BufferError(f"DLPack tensor has ndim={ndim} but a NULL shape pointer")
         shape = _read_int64s(shape_ptr, ndim)
@@ -226,10 +251,8 @@ def _read_tensor(
             raise BufferError(f"DLPack tensor shape {shape} overflows int64 in its size")
         if strides_ptr:
             strides = _read_int64s(strides_ptr, ndim)
-            if size:
-                span = sum(abs(s) * (n - 1) for s, n in zip(strides, shape))
-                if span > _INT64_MAX:
-                    raise BufferError(f"DLPack tensor strides {strides} overflow int64")
+            if size and sum(abs(s) * (n - 1) for s, n in zip(strides, shape)) > _INT64_MAX:
+                raise BufferError(f"DLPack tensor strides {strides} overflow int64")
         else:
             strides = _contiguous_strides(shape)
     else:
@@ -237,9 +260,17 @@ def _read_tensor(
         size = 1
     if not data and size:
         raise BufferError("DLPack tensor has a NULL data pointer but a non-zero size")
-    return TensorInfo(
-        data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version
-    )
+    return _new_info((data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version))
+
+
+def _refuse_dtype_or_device(code: int, bits: int, lanes: int, device_type: int) -> None:
+    if device_type not in _KNOWN_DEVICE_TYPES:
+        raise BufferError(f"DLPack tensor has an unknown device_type {device_type}")
+    if lanes != 1:
+        raise BufferError(f"DLPack dtype lanes={lanes} is not supported (only lanes=1)")
+    if code not in VALID_BITS:
+        raise BufferError(f"DLPack dtype code {code} is not supported")
+    raise BufferError(f"DLPack dtype {DLDataTypeCode(code).name.lower()} cannot have bits={bits}")
 
 
 _INT64_ARRAYS: dict[int, Any] = {}

@@ -1,0 +1,58 @@
+"""The DLPack C exchange API (DLPack 1.2+), consumer side.
+
+A producer type may carry ``__dlpack_c_exchange_api__``: a capsule named ``dlpack_exchange_api``
+holding a static ``DLPackExchangeAPI`` struct of C function pointers (torch has one). Its
+``managed_tensor_from_py_object_no_sync`` hands over a ``DLManagedTensorVersioned*`` directly: no
+Python ``__dlpack__`` call, no capsule. Ownership of the struct moves to the caller at once (see
+``take_versioned``). "NoSync" means no stream ordering, so only CPU tensors are taken this way.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from . import _capi
+from ._consume import CapsuleType
+from ._structs import DLPackVersion
+
+EXCHANGE_API_NAME = b"dlpack_exchange_api"
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("header", DLPackExchangeAPIHeader),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+# int (*)(PyObject *, DLManagedTensorVersioned **): sets a Python error and returns -1 on failure,
+# so it is called as a Python-API function (GIL held, error raised by ctypes).
+_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+
+_importers: dict[type, Any] = {}
+
+
+def importer_for(kind: type) -> Any:
+    """The producer type's ``managed_tensor_from_py_object_no_sync``, or None (cached per type)."""
+    try:
+        return _importers[kind]
+    except KeyError:
+        pass
+    function = None
+    capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
+    if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
+        api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
+        if api.header.version.major == 1 and api.managed_tensor_from_py_object_no_sync:
+            function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
+    if len(_importers) < 1024:  # bounded: one entry per producer type
+        _importers[kind] = function
+    return function
