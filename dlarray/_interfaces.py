@@ -60,6 +60,20 @@ class BufferHold:
             release(ctypes.byref(self._view))
 
 
+_bytes_address = ctypes.pythonapi.PyBytes_AsString
+_bytes_address.argtypes = [ctypes.py_object]
+_bytes_address.restype = ctypes.c_void_p
+
+
+def from_bytes(data: bytes) -> tuple[TensorInfo, bytes]:
+    """Describe a ``bytes`` object: read-only uint8, 1-D. Immutable, so the object is the owner."""
+    return (
+        TensorInfo(_bytes_address(data), 0, (len(data),), (1,), DLDataTypeCode.UINT, 8,
+                   DLDeviceType.CPU, 0, FLAG_READ_ONLY, None),
+        data,
+    )
+
+
 def supports_buffer(obj: object) -> bool:
     """True if ``obj`` exports the buffer protocol."""
     return bool(_check_buffer(obj))
