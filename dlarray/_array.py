@@ -685,16 +685,28 @@ class Array:
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, key: Any, /) -> Array:
-        """Index: basic indexing (ints, slices, ``...``, ``None``) gives a view; arrays select."""
+        """Index: basic indexing (ints, slices, ``...``, ``None``) gives a view; arrays select.
+
+        Integer arrays broadcast together (with any integers) and gather; a boolean mask selects
+        in row-major order. Out-of-range integers raise IndexError. Dtypes numpy lacks
+        (bfloat16, float8...) are indexed too: views by metadata, selections through their bytes.
+        """
         if self._native is not None or self._computable():
             return _indexing.getitem(self, key)
-        return _indexing.basic_view(self, key)
+        return _indexing.raw_getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        """Assign into the array; refused (ValueError) for a read-only one."""
+        """Assign ``value`` (an Array or a Python scalar, broadcast) into ``self[key]``.
+
+        The array keeps its dtype and shape. Refused (ValueError) for a read-only array; arrays of
+        dtypes numpy lacks take only Arrays of their own dtype.
+        """
         if self.readonly:
             raise ValueError("assignment destination is read-only")
-        _indexing.setitem(self, key, value)
+        if self._native is not None or self._computable():
+            _indexing.setitem(self, key, value)
+        else:
+            _indexing.raw_setitem(self, key, value)
 
 
 def wrap(native: Any) -> Array:

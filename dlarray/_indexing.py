@@ -145,6 +145,51 @@ def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
     return (empty,) * item.ndim
 
 
+def _is_basic(key: Any) -> bool:
+    """Whether ``key`` holds only integers, slices, ``...`` and ``None`` (a view by metadata)."""
+    from ._array import Array
+
+    for item in _key_tuple(key):
+        kind = type(item)
+        if kind is Array:
+            if item.ndim or item._dtype.kind not in _INTEGER_KINDS:
+                return False
+        elif kind is bool or isinstance(item, (_ndarray, list, tuple, np.bool_)) or not (item is None or item is Ellipsis or kind is slice or hasattr(kind, "__index__")):
+            return False
+    return True
+
+
+def raw_getitem(array: Array, key: Any) -> Array:
+    """Indexing for arrays no backend computes with (bfloat16, float8..., or CUDA without cupy).
+
+    Basic keys give views by metadata, on any device. Integer arrays and masks select elements
+    through an unsigned-integer view of the bytes (host memory only): selecting needs no
+    arithmetic on the values.
+    """
+    if _is_basic(key):
+        return basic_view(array, key)
+    from ._creation_functions import bits_view, from_bits
+
+    return from_bits(bits_view(array)[_native_key(array, key)], array._dtype)
+
+
+def raw_setitem(array: Array, key: Any, value: Any) -> None:
+    """Assignment for arrays no backend computes with: copies the elements of an Array of the
+    same dtype (there is no conversion into these dtypes), on host memory."""
+    from ._array import Array
+    from ._creation_functions import bits_view
+
+    if type(value) is not Array or value._dtype is not array._dtype:
+        got = value._dtype if type(value) is Array else type(value).__name__
+        raise TypeError(
+            f"assigning into a {array._dtype} array needs an Array of that dtype (dlarray does not "
+            f"convert values to {array._dtype}), got {got}"
+        )
+    if value._device is not array._device:
+        raise ValueError(f"value is on {value._device}, the array on {array._device}")
+    bits_view(array)[_native_key(array, key)] = bits_view(value)
+
+
 def getitem(array: Array, key: Any) -> Array:
     """Index through the backend; basic indices give views that share the buffer.
 

@@ -6,14 +6,33 @@ count from the end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ._array import Array, wrap
-from ._statistical_functions import _backend_of, _native, _same_device, _single_axis
+from ._creation_functions import bits_view, from_bits
+from ._statistical_functions import _backend_of, _same_device, _single_axis
 
 __all__ = ["take", "take_along_axis"]
 
 _INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+
+
+def _source(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
+    """``(backend array, wrap, backend module)`` of ``x``.
+
+    Selecting needs no arithmetic, so dtypes numpy lacks (bfloat16, float8...) work too: their
+    elements are handled as unsigned integers of the same width and the result is labelled with
+    the dtype again.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
+    dtype = x._dtype
+    if dtype.numpy_dtype is None:
+        return bits_view(x), lambda raw: from_bits(raw, dtype), np
+    return x._as_native(), wrap, _backend_of(x)
 
 
 def _indices(indices: Any, x: Array, name: str) -> Any:
@@ -43,7 +62,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     Array
         Same dtype as ``x``; ``x.shape`` with the ``axis`` extent replaced by ``indices.shape``.
     """
-    native = _native(x, "take")
+    native, label, xp = _source(x, "take")
     positions = _indices(indices, x, "take")
     if axis is None:
         if native.ndim > 1:
@@ -51,7 +70,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
         axis = 0 if native.ndim == 1 else None
     else:
         axis = _single_axis(axis, native.ndim)
-    return wrap(_backend_of(x).take(native, positions, axis=axis))
+    return label(xp.take(native, positions, axis=axis))
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
@@ -71,11 +90,11 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     Array
         Same dtype as ``x``; the broadcast shape, with ``indices``' extent along ``axis``.
     """
-    native = _native(x, "take_along_axis")
+    native, label, xp = _source(x, "take_along_axis")
     positions = _indices(indices, x, "take_along_axis")
     if positions.ndim != native.ndim:
         raise ValueError(
             f"take_along_axis(): indices need as many dimensions as x ({native.ndim}), got {positions.ndim}"
         )
     axis = _single_axis(axis, native.ndim)
-    return wrap(_backend_of(x).take_along_axis(native, positions, axis=axis))
+    return label(xp.take_along_axis(native, positions, axis=axis))

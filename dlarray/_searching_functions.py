@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
+
 from ._array import Array, wrap
+from ._creation_functions import bits_view, from_bits
+from ._dtypes import DType
 from ._statistical_functions import _axes, _backend_of, _index_result, _native, _same_device
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -180,12 +184,26 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     """
     mask = _native(condition, "where")
     _same_device("where", condition, x1, x2)
+    raw = _raw_dtype(x1, x2)
+    if raw is not None:
+        # choosing needs no arithmetic: dtypes numpy lacks are chosen as their bits
+        return from_bits(np.where(mask, bits_view(x1), bits_view(x2)), raw)
     first = _operand(x1)
     second = _operand(x2)
     if type(x1) is not Array and type(x2) is not Array:
         raise TypeError("where(): at least one of x1 and x2 must be an Array")
     xp = _backend_of(condition)
     return wrap(xp.where(mask, first, second))
+
+
+def _raw_dtype(x1: Any, x2: Any) -> DType | None:
+    """The dtype numpy lacks that ``where`` chooses between, if any; both must be Arrays of it."""
+    dtypes = [v._dtype for v in (x1, x2) if type(v) is Array and v._dtype.numpy_dtype is None]
+    if not dtypes:
+        return None
+    if type(x1) is not Array or type(x2) is not Array or x1._dtype is not x2._dtype:
+        raise TypeError(f"where() chooses between {dtypes[0]} values only from two {dtypes[0]} Arrays")
+    return dtypes[0]
 
 
 def _operand(value: Any) -> Any:

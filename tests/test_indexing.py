@@ -176,3 +176,48 @@ def test_setitem_refuses_values_that_are_not_arrays_or_scalars() -> None:
     x = xp.asarray(np.arange(3))
     with pytest.raises(TypeError):
         x[0] = object()
+
+
+# ------------------------------------------------------------------------- dtypes numpy lacks
+
+
+def test_bfloat16_arrays_are_indexed_and_assigned_through_their_bits() -> None:
+    torch = pytest.importorskip("torch")
+    source = torch.arange(12, dtype=torch.float32).reshape(3, 4).to(torch.bfloat16)
+    x = xp.from_dlpack(source.clone())
+    view = x[1, 1:3]  # basic: a view by metadata
+    assert view.dtype == xp.bfloat16 and view.shape == (2,)
+    assert torch.equal(torch.from_dlpack(view), source[1, 1:3])
+    rows = xp.asarray(np.array([2, 0]))
+    gathered = x[rows, -1]
+    assert gathered.dtype == xp.bfloat16
+    assert torch.equal(torch.from_dlpack(gathered), source[[2, 0], -1])
+    mask = xp.asarray(np.array([True, False, True]))
+    assert torch.equal(torch.from_dlpack(x[mask]), source[torch.tensor([True, False, True])])
+    x[0] = x[2]
+    x[rows, xp.asarray(np.array([0, 0]))] = xp.from_dlpack(torch.tensor([-1.0, -2.0], dtype=torch.bfloat16))
+    expected = source.clone()
+    expected[0] = source[2]
+    expected[2, 0], expected[0, 0] = -1.0, -2.0
+    assert torch.equal(torch.from_dlpack(x), expected)
+    with pytest.raises(TypeError):
+        x[0, 0] = 1.0  # no conversion into bfloat16
+    with pytest.raises(TypeError):
+        x[0] = xp.asarray(np.ones(4, np.float32))
+
+
+def test_take_and_where_select_bfloat16_elements() -> None:
+    torch = pytest.importorskip("torch")
+    source = torch.arange(6, dtype=torch.float32).reshape(2, 3).to(torch.bfloat16)
+    x = xp.from_dlpack(source)
+    taken = xp.take(x, xp.asarray(np.array([2, 0])), axis=1)
+    assert taken.dtype == xp.bfloat16 and torch.equal(torch.from_dlpack(taken), source[:, [2, 0]])
+    along = xp.take_along_axis(x, xp.asarray(np.array([[1], [0]])), axis=1)
+    assert torch.equal(torch.from_dlpack(along), torch.take_along_dim(source, torch.tensor([[1], [0]]), dim=1))
+    cond = xp.asarray(np.array([[True, False, True], [False, True, False]]))
+    other = xp.from_dlpack(-source)
+    chosen = xp.where(cond, x, other)
+    expected = torch.where(torch.from_dlpack(cond), source, -source)
+    assert chosen.dtype == xp.bfloat16 and torch.equal(torch.from_dlpack(chosen), expected)
+    with pytest.raises(TypeError):
+        xp.where(cond, x, 0.0)
