@@ -21,6 +21,7 @@ from ._dlpack import (
 )
 from ._dtypes import DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
+from ._float_formats import encode
 
 __all__ = [
     "arange",
@@ -388,12 +389,11 @@ def _zero_pattern(dtype: DType) -> int:
     return 0
 
 
-def _one_pattern(dtype: DType) -> int:
-    """The bit pattern of 1.0 in a dtype numpy lacks: the exponent bias, no mantissa bits."""
-    from ._data_type_functions import float_format
-
-    exponent_bits, mantissa_bits, bias, _style = float_format(dtype)
-    return bias << mantissa_bits
+def _pattern(dtype: DType, value: Any) -> int:
+    """The bit pattern of a real Python scalar in a dtype numpy lacks (rounded to nearest even)."""
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"a complex value does not fit a {dtype} array")
+    return int(encode(np.asarray(float(value)), dtype))
 
 
 # ---------------------------------------------------------------- functions
@@ -466,7 +466,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None)
     target = _dtype_argument(dtype, float64)
     place = _device_argument(device)
     if target.numpy_dtype is None:
-        return _raw_filled(sizes, target, _one_pattern(target), place)
+        return _raw_filled(sizes, target, _pattern(target, 1.0), place)
     return _placed(np.ones(sizes, dtype=target.numpy_dtype), place)
 
 
@@ -485,7 +485,9 @@ def _fill_dtype(fill_value: Any) -> DType:
 
 def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Device | None) -> Array:
     _fill_dtype(fill_value)  # type check
-    numpy_dtype = _numpy_dtype(dtype, "full")
+    if dtype.numpy_dtype is None:
+        return _raw_filled(shape, dtype, _pattern(dtype, fill_value), device)
+    numpy_dtype = dtype.numpy_dtype
     if isinstance(fill_value, (complex, np.complexfloating)) and dtype.kind != "complex floating":
         raise TypeError(f"a complex fill_value does not fit a {dtype} array")
     if dtype.kind in _INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):

@@ -10,12 +10,12 @@ as in numpy. The extra dtypes (float16, bfloat16, float8/6/4) promote only as nu
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ._array import Array, wrap
+from ._creation_functions import bits_view, from_bits
 from ._devices import as_device
 from ._dtypes import (
     BY_NUMPY,
@@ -27,6 +27,7 @@ from ._dtypes import (
     float64,
     int64,
 )
+from ._float_formats import FORMATS, decode, encode, limits
 from ._info import kinds_of
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
@@ -113,8 +114,9 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     Raises
     ------
     TypeError
-        No array or dtype was given, an argument is of another type, or two dtypes have no
-        common dtype.
+        An argument is of another type, or two dtypes have no common dtype.
+    ValueError
+        No array or dtype was given.
     """
     result: DType | None = None
     scalars = []
@@ -134,7 +136,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
             raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
         result = dtype if result is None else promote(result, dtype)
     if result is None:
-        raise TypeError("result_type() needs at least one array or dtype")
+        raise ValueError("result_type() needs at least one array or dtype")
     # Scalars are weakly typed: they join after the arrays and dtypes, whatever their position.
     for scalar in scalars:
         result = _promote_scalar(result, scalar)
@@ -196,6 +198,8 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     -------
     Array
         Same shape as ``x``. Booleans cast to 0/1; numbers cast to ``bool`` as ``x != 0``.
+        bfloat16 and the float8/6/4 types convert too (on the host): exactly from them; to them
+        by rounding to nearest even (through float32, bit-compatible with ml_dtypes and JAX).
 
     Raises
     ------
@@ -220,11 +224,19 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     if target is source:
         return x._copy() if copy else x
     if target.numpy_dtype is None or source.numpy_dtype is None:
-        raise TypeError(
-            f"cannot cast {source} to {target}: dlarray holds {source if source.numpy_dtype is None else target} "
-            f"arrays but does not compute with them"
-        )
+        return _convert_format(x, target)
     return wrap(x._as_native().astype(target.numpy_dtype))
+
+
+def _convert_format(x: Array, target: DType) -> Array:
+    """Cast from or to bfloat16 or a float8/6/4 type (exact decoding; encoding rounds to nearest even)."""
+    source = x._dtype
+    values = decode(bits_view(x), source) if source.numpy_dtype is None else x._as_native()
+    if target.numpy_dtype is None:
+        if type(values) is not np.ndarray:
+            raise TypeError(f"casting to {target} is done on the host: copy the array to the CPU first")
+        return from_bits(encode(values, target), target)
+    return wrap(values.astype(target.numpy_dtype, copy=False))
 
 
 # ---------------------------------------------------------------------------------- limits
@@ -289,53 +301,6 @@ class iinfo_object:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
 
 
-# Formats of the floating-point types numpy lacks: exponent bits, mantissa bits, exponent bias and
-# how the top exponent is used: "ieee" (infinities and NaNs), "fn" (no infinity; only the all-ones
-# pattern is NaN), "fnuz" (no infinity, NaN is the negative-zero pattern), "finite" (no infinity
-# nor NaN), "e8m0" (exponent only, unsigned; the all-ones pattern is NaN).
-_FORMATS: dict[str, tuple[int, int, int, str]] = {
-    "bfloat16": (8, 7, 127, "ieee"),
-    "float8_e3m4": (3, 4, 3, "ieee"),
-    "float8_e4m3": (4, 3, 7, "ieee"),
-    "float8_e4m3b11fnuz": (4, 3, 11, "fnuz"),
-    "float8_e4m3fn": (4, 3, 7, "fn"),
-    "float8_e4m3fnuz": (4, 3, 8, "fnuz"),
-    "float8_e5m2": (5, 2, 15, "ieee"),
-    "float8_e5m2fnuz": (5, 2, 16, "fnuz"),
-    "float8_e8m0fnu": (8, 0, 127, "e8m0"),
-    "float6_e2m3fn": (2, 3, 1, "finite"),
-    "float6_e3m2fn": (3, 2, 3, "finite"),
-    "float4_e2m1fn": (2, 1, 1, "finite"),
-}
-
-
-def float_format(dtype: DType) -> tuple[int, int, int, str]:
-    """``(exponent bits, mantissa bits, exponent bias, style)`` of a float type numpy lacks."""
-    try:
-        return _FORMATS[dtype.name]
-    except KeyError:
-        raise TypeError(f"{dtype} is not one of the extra floating-point formats") from None
-
-
-def _format_limits(dtype: DType) -> finfo_object:
-    """finfo of a floating-point format numpy lacks, from its exponent/mantissa layout."""
-    exponent_bits, mantissa_bits, bias, style = float_format(dtype)
-    top = 2**exponent_bits - 1  # the all-ones exponent code
-    if style == "e8m0":
-        largest = math.ldexp(1.0, top - 1 - bias)
-        smallest = math.ldexp(1.0, -bias)
-        return finfo_object(dtype.bits, 1.0, largest, smallest, smallest, dtype)
-    if style == "ieee":
-        largest = (2.0 - math.ldexp(1.0, -mantissa_bits)) * math.ldexp(1.0, top - 1 - bias)
-    elif style == "fn":
-        largest = (2.0 - math.ldexp(1.0, 1 - mantissa_bits)) * math.ldexp(1.0, top - bias)
-    else:  # "fnuz", "finite": the top exponent holds ordinary numbers
-        largest = (2.0 - math.ldexp(1.0, -mantissa_bits)) * math.ldexp(1.0, top - bias)
-    return finfo_object(
-        dtype.bits, math.ldexp(1.0, -mantissa_bits), largest, -largest, math.ldexp(1.0, 1 - bias), dtype
-    )
-
-
 def _type_argument(type_: Any, function: str) -> DType:
     if type(type_) is Array:
         return type_._dtype
@@ -363,8 +328,8 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
     dtype = _REAL_OF.get(dtype, dtype)
     if dtype.kind not in ("real floating", "extended floating"):
         raise TypeError(f"finfo() needs a floating-point dtype, got {dtype}")
-    if dtype.name in _FORMATS:
-        return _format_limits(dtype)
+    if dtype.name in FORMATS:
+        return finfo_object(dtype.bits, *limits(dtype), dtype)
     info = np.finfo(dtype.numpy_dtype)
     return finfo_object(
         int(info.bits), float(info.eps), float(info.max), float(info.min), float(info.smallest_normal), dtype
