@@ -235,6 +235,30 @@ class Array:
         return view
 
     # ---------------------------------------------------------------- DLPack
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The CUDA Array Interface (version 3) of a CUDA array; AttributeError on other devices.
+
+        ``stream`` is 1 (the legacy default stream): data imported with ``stream=None`` is ordered
+        on it, which is what DLPack's ``None`` means on CUDA.
+        """
+        if self._device.type not in (DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED):
+            raise AttributeError(f"__cuda_array_interface__ is only defined for CUDA arrays, not on {self._device}")
+        numpy_dtype = self._dtype.numpy_dtype
+        if numpy_dtype is None:
+            raise AttributeError(f"the CUDA Array Interface has no typestr for {self._dtype}")
+        self._ensure_metadata()
+        itemsize = numpy_dtype.itemsize
+        contiguous = self._strides == _c_strides(self._shape)
+        return {
+            "version": 3,
+            "shape": self._shape,
+            "typestr": numpy_dtype.str,
+            "data": (self._data + self._offset, self.readonly),  # type: ignore[operator]
+            "strides": None if contiguous else tuple(s * itemsize for s in self._strides),
+            "stream": 1,
+        }
+
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         """The DLPack device of the buffer: ``(DLDeviceType, device_id)``."""
         device = self._device
@@ -429,7 +453,8 @@ class Array:
 
     # ---------------------------------------------------------------- operators
     # Each operator is the namespace's elementwise function (which carries the standard's special
-    # cases); a non-array, non-scalar operand gives NotImplemented so Python can try the other side.
+    # cases). An operand that is neither an Array nor a Python scalar gives NotImplemented, so that
+    # Python can try the other operand's reflected method.
 
     def __add__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -444,7 +469,7 @@ class Array:
     def __iadd__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.add(self, other))
+        return self._in_place(_ops.add, other)
 
     def __sub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -459,7 +484,7 @@ class Array:
     def __isub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.subtract(self, other))
+        return self._in_place(_ops.subtract, other)
 
     def __mul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -474,7 +499,7 @@ class Array:
     def __imul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.multiply(self, other))
+        return self._in_place(_ops.multiply, other)
 
     def __truediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -489,7 +514,7 @@ class Array:
     def __itruediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.divide(self, other))
+        return self._in_place(_ops.divide, other)
 
     def __floordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -504,7 +529,7 @@ class Array:
     def __ifloordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.floor_divide(self, other))
+        return self._in_place(_ops.floor_divide, other)
 
     def __mod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -519,7 +544,7 @@ class Array:
     def __imod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.remainder(self, other))
+        return self._in_place(_ops.remainder, other)
 
     def __pow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -534,7 +559,7 @@ class Array:
     def __ipow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.pow(self, other))
+        return self._in_place(_ops.pow, other)
 
     def __and__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -549,7 +574,7 @@ class Array:
     def __iand__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.bitwise_and(self, other))
+        return self._in_place(_ops.bitwise_and, other)
 
     def __or__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -564,7 +589,7 @@ class Array:
     def __ior__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.bitwise_or(self, other))
+        return self._in_place(_ops.bitwise_or, other)
 
     def __xor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -579,7 +604,7 @@ class Array:
     def __ixor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.bitwise_xor(self, other))
+        return self._in_place(_ops.bitwise_xor, other)
 
     def __lshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -594,7 +619,7 @@ class Array:
     def __ilshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.bitwise_left_shift(self, other))
+        return self._in_place(_ops.bitwise_left_shift, other)
 
     def __rshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -609,7 +634,7 @@ class Array:
     def __irshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._assign_in_place(_ops.bitwise_right_shift(self, other))
+        return self._in_place(_ops.bitwise_right_shift, other)
 
     def __lt__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -666,21 +691,34 @@ class Array:
     def __imatmul__(self, other: Any, /) -> Array:
         if type(other) is not Array:
             return NotImplemented
-        return self._assign_in_place(_linalg_ops.matmul(self, other))
+        return self._in_place(_linalg_ops.matmul, other)
+
+    def _in_place(self, func: Any, other: Any) -> Array:
+        """``self = func(self, other)`` written into this array's memory (``x += y`` and kin).
+
+        The read-only check comes first, so nothing is computed for an array that cannot be
+        written; the result must keep this array's dtype and shape (the standard's rule for
+        in-place operators), otherwise TypeError or ValueError and the array is unchanged.
+        """
+        if self.readonly:
+            raise ValueError("in-place operation on a read-only array")
+        return self._assign_in_place(func(self, other))
 
     def _assign_in_place(self, result: Array) -> Array:
-        """Finish an in-place operator: the result must keep this array's dtype and shape."""
+        """Finish an in-place operator: copy ``result`` into this array, which it must match in
+        dtype and shape."""
         if self.readonly:
             raise ValueError("in-place operation on a read-only array")
         if result._dtype is not self._dtype:
             raise TypeError(
                 f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
             )
-        if result.shape != self.shape:
+        native = self._as_native()
+        if result.shape != native.shape:
             raise ValueError(
-                f"in-place operation would change the shape from {self.shape} to {result.shape}"
+                f"in-place operation would change the shape from {native.shape} to {result.shape}"
             )
-        self._as_native()[...] = result._as_native()
+        native[...] = result._as_native()
         return self
 
     # ---------------------------------------------------------------- indexing
@@ -735,6 +773,16 @@ def _wrap_cuda(native: Any) -> Array:
     array._dtype = BY_NUMPY[native.dtype]
     array._device = device_of(DLDeviceType.CUDA, native.device.id)
     return array
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides = []
+    step = 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
 
 
 def _target_device(dl_device: Any) -> Device:

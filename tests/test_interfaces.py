@@ -172,3 +172,21 @@ def test_unsupported_objects() -> None:
         dlarray.asarray(object())
     with pytest.raises(TypeError):
         dlarray.asarray(np.array(["x"]))
+
+
+def test_cuda_array_interface_export_round_trip() -> None:
+    obj = _CudaInterface(3, shape=(4, 6), typestr="<f4", data=(0xBEEF000, False), strides=None, stream=None)
+    x = dlarray.asarray(obj)
+    view = x[1:, ::2]
+    spec = view.__cuda_array_interface__
+    assert spec["version"] == 3 and spec["typestr"] == "<f4"
+    assert spec["shape"] == (3, 3) and spec["strides"] == (24, 8)
+    assert spec["data"] == (0xBEEF000 + 24, False)
+    assert x.__cuda_array_interface__["strides"] is None
+    again = dlarray.asarray(view)  # dlarray consumes its own interface the same way
+    assert again.data_ptr == view.data_ptr
+
+
+def test_cuda_array_interface_absent_on_cpu() -> None:
+    x = dlarray.asarray([1.0, 2.0])
+    assert not hasattr(x, "__cuda_array_interface__")
