@@ -1,0 +1,143 @@
+"""Griffe extension: read dlarray's Sphinx-flavoured docstrings for mkdocstrings.
+
+The docstrings are numpy-style and refer to other objects with Sphinx roles (``:func:`sum```,
+``:class:`~dlarray._dlpack.ImportedTensor```), which Markdown would print literally. Each role becomes
+a cross-reference (``[`sum`][dlarray._statistical_functions.sum]``) when its target is rendered
+somewhere in the API reference, and plain code otherwise: a reference to something the site does not
+show must not break the strict build.
+
+Module constants are documented Sphinx's way, with ``#:`` comments above the assignment; griffe only
+reads a string below it, so such a comment becomes the attribute's docstring.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+# Modules whose public members (their __all__) the API reference renders, one page each.
+RENDERED_MODULES = frozenset({
+    "dlarray._constants",
+    "dlarray._creation_functions",
+    "dlarray._data_type_functions",
+    "dlarray._elementwise_functions",
+    "dlarray._indexing_functions",
+    "dlarray._linear_algebra_functions",
+    "dlarray._manipulation_functions",
+    "dlarray._searching_functions",
+    "dlarray._set_functions",
+    "dlarray._sorting_functions",
+    "dlarray._statistical_functions",
+    "dlarray._utility_functions",
+    "dlarray.linalg",
+    "dlarray.fft",
+})
+# Classes rendered on their own pages, with the members shown there (None: every public member).
+RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
+    "dlarray._array.Array": frozenset({
+        "__dlpack__", "__dlpack_device__", "__array_namespace__", "__array__", "__getitem__",
+        "__setitem__", "to_device", "shape", "ndim", "size", "dtype", "device", "strides", "data_ptr",
+        "readonly", "itemsize", "nbytes", "T", "mT",
+    }),
+    "dlarray._dtypes.DType": None,
+    "dlarray._devices.Device": None,
+}
+
+_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|exc|obj):`(~?)([\w.]+)(?:\(\))?`")
+
+
+def _exports(module: Any) -> set[str]:
+    return {str(name) for name in (module.exports or ())}
+
+
+def _lookup(root: Any, path: str, depth: int = 0) -> Any:
+    """The object at a dotted path, following aliases by their target paths (no resolution needed)."""
+    parts = path.split(".")
+    if depth > 8 or parts[0] != root.name:
+        return None
+    obj = root
+    for i, part in enumerate(parts[1:], 1):
+        if obj.is_alias:
+            return _lookup(root, ".".join([obj.target_path, *parts[i:]]), depth + 1)
+        member = obj.members.get(part)
+        if member is None:
+            return None
+        obj = member
+    if obj.is_alias:
+        return _lookup(root, obj.target_path, depth + 1)
+    return obj
+
+
+def _rendered(obj: Any) -> bool:
+    parent = obj.parent
+    if parent is None:
+        return False
+    if parent.is_module:
+        if obj.path in RENDERED_CLASSES:
+            return True
+        return parent.path in RENDERED_MODULES and obj.name in _exports(parent)
+    if parent.is_class:
+        shown = RENDERED_CLASSES.get(parent.path, frozenset())
+        if parent.path in RENDERED_CLASSES:
+            return obj.name in shown if shown is not None else not obj.name.startswith("_")
+        return _rendered(parent) and not obj.name.startswith("_")
+    return False
+
+
+def _comment_docstring(attribute: Any) -> None:
+    """Give ``attribute`` the text of the ``#:`` comment lines right above its assignment."""
+    try:
+        lines = attribute.lines_collection[attribute.filepath]  # the whole source file
+    except (KeyError, TypeError, AttributeError):
+        return
+    if not attribute.lineno or attribute.lineno > len(lines):
+        return
+    comment: list[str] = []
+    index = attribute.lineno - 2
+    while index >= 0 and lines[index].strip().startswith("#:"):
+        comment.insert(0, lines[index].strip()[2:].strip())
+        index -= 1
+    if comment:
+        attribute.docstring = griffe.Docstring("\n".join(comment), parent=attribute)
+
+
+def _resolve(root: Any, context: Any, name: str) -> Any:
+    """The object a role's target names, seen from the docstring's owner ``context``."""
+    scopes = []
+    if context.is_class:
+        scopes.append(context.path)
+    if context.parent is not None and context.parent.is_class:
+        scopes.append(context.parent.path)
+    scopes += [context.module.path, root.path]
+    for scope in scopes:
+        found = _lookup(root, f"{scope}.{name}")
+        if found is not None:
+            return found
+    return _lookup(root, name)
+
+
+class SphinxRoles(griffe.Extension):
+    """Rewrite ``:role:`target``` in every docstring of the package once it is loaded."""
+
+    def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
+        self._visit(pkg, pkg)
+
+    def _visit(self, root: Any, obj: Any) -> None:
+        if obj.docstring is None and obj.is_attribute:
+            _comment_docstring(obj)
+        if obj.docstring is not None:
+            obj.docstring.value = _ROLE.sub(lambda m: self._replace(root, obj, m), obj.docstring.value)
+        for member in obj.members.values():
+            if not member.is_alias:
+                self._visit(root, member)
+
+    @staticmethod
+    def _replace(root: Any, context: Any, match: re.Match[str]) -> str:
+        short, name = match.group(1), match.group(2)
+        text = name.rsplit(".", 1)[-1] if short else name
+        target = _resolve(root, context, name)
+        if target is not None and _rendered(target):
+            return f"[`{text}`][{target.path}]"
+        return f"`{text}`"

@@ -1,0 +1,278 @@
+"""MkDocs hooks: the parts of the site that are generated at build time, so that they never drift.
+
+A page asks for generated content with a marker comment on a line of its own:
+
+``<!-- generated: interop-table -->``
+    the interop table of ``python -m dlarray`` as a Markdown table (home page);
+``<!-- generated: probe-output -->``
+    the verbatim output of ``python -m dlarray`` (interop probe page);
+``<!-- generated: dtype-table -->``
+    every dtype dlarray knows, from ``dlarray._dtypes`` (data types page);
+``<!-- generated: benchmark-results -->``
+    the targets and plots under ``benchmarks/results/`` (benchmarks page);
+``<!-- generated: benchmarks-readme -->``
+    ``benchmarks/README.md`` without its title, its headings one level down (benchmarks page);
+``<!-- generated: conformance-result -->``
+    the latest run of the official suite in ``conformance/results/`` (conformance page).
+
+The probe runs in a subprocess of the Python that runs MkDocs (the project's virtual environment),
+once per build. The benchmark plots are copied into the site as ``assets/benchmarks/<name>.png``.
+``DLARRAY_BENCH_RESULTS`` and ``DLARRAY_CONFORMANCE_RESULTS`` point the hooks at other folders.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import os
+import posixpath
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("mkdocs.hooks.dlarray")
+
+_MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
+_BENCH_ASSETS = "assets/benchmarks"
+
+_PROBE_SCRIPT = """
+import contextlib, importlib.metadata, io, json
+from dlarray.__main__ import main, probe
+captured = io.StringIO()
+with contextlib.redirect_stdout(captured):
+    main()
+rows, notes = probe()
+versions = {}
+for name in ("numpy", "torch", "jax", "array-api-strict", "cupy-cuda12x"):
+    try:
+        versions[name] = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+print(json.dumps({"text": captured.getvalue(), "rows": rows, "notes": notes, "versions": versions}))
+"""
+
+_probe_cache: dict[str, Any] = {}
+
+
+def _bench_dir() -> Path:
+    return Path(os.environ.get("DLARRAY_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
+
+
+def _conformance_dir() -> Path:
+    return Path(os.environ.get("DLARRAY_CONFORMANCE_RESULTS", ROOT / "conformance" / "results"))
+
+
+# ------------------------------------------------------------------------------ MkDocs events
+def on_pre_build(config: Any) -> None:
+    _probe_cache.clear()  # `mkdocs serve` rebuilds: probe again
+
+
+# Pages other contributors write; until one exists, a clearly marked stand-in keeps the nav whole.
+_PENDING_PAGES = {
+    "safety.md": "# Safety and ownership\n\n!!! warning \"Page in preparation\"\n    This guide (`docs/safety.md`) "
+                 "is being written: how dlarray keeps buffers alive, runs each deleter exactly once and refuses "
+                 "malformed capsules.\n",
+}
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the benchmark plots to the site, and stand-ins for pages not written yet."""
+    for src_uri, content in _PENDING_PAGES.items():
+        if files.get_file_from_path(src_uri) is None:
+            log.info("%s is not written yet: a stand-in page is used", src_uri)
+            files.append(File.generated(config, src_uri, content=content))
+    for plot in sorted(_bench_dir().glob("*.png")):
+        files.append(File.generated(config, f"{_BENCH_ASSETS}/{plot.name}", abs_src_path=str(plot)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Replace each marker with its generated Markdown."""
+
+    def expand(match: re.Match[str]) -> str:
+        name = match.group(1)
+        generator = _GENERATORS.get(name)
+        if generator is None:
+            raise PluginError(f"{page.file.src_uri}: unknown generated section {name!r}")
+        return generator(page)
+
+    return _MARKER.sub(expand, markdown)
+
+
+# ------------------------------------------------------------------------------ the probe
+def _probe() -> dict[str, Any]:
+    if not _probe_cache:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        done = subprocess.run([sys.executable, "-c", _PROBE_SCRIPT], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)
+        if done.returncode != 0:
+            raise PluginError(f"python -m dlarray failed while building the docs:\n{done.stderr[-4000:]}")
+        _probe_cache.update(json.loads(done.stdout.strip().splitlines()[-1]))
+    return _probe_cache
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def interop_table(page: Any) -> str:
+    found = _probe()
+    rows, notes = found["rows"], found["notes"]
+    # The probe's header says "-> dlarray" for the import and for the dlarray consumer alike.
+    header = [rows[0][0], "into dlarray"] + [f"→ {c.removeprefix('-> ')}" for c in rows[0][2:]]
+    lines = ['<div class="interop" markdown>', "",
+             "| " + " | ".join(_cell(c) for c in header) + " |", "|" + " --- |" * len(header)]
+    for row in rows[1:]:
+        cells = [f"**{row[0]}**", *("**COPY**" if c == "COPY" else _cell(c) for c in row[1:])]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "</div>", ""]
+    lines.extend(f"[{i}] `{_cell(note)}`  " for i, note in enumerate(notes, 1))
+    return "\n".join(lines) + "\n"
+
+
+def probe_output(page: Any) -> str:
+    found = _probe()
+    versions = ", ".join(f"{name} {version}" for name, version in found["versions"].items())
+    return f"```text\n$ python -m dlarray\n{found['text'].rstrip()}\n```\n\nInstalled when the site was built: {versions}.\n"
+
+
+# ------------------------------------------------------------------------------ dtypes
+def dtype_table(page: Any) -> str:
+    sys.path.insert(0, str(ROOT))
+    try:
+        from dlarray._dtypes import ALL_DTYPES, ARRAY_API_DTYPES
+        from dlarray._dlpack import DLDataTypeCode
+    finally:
+        sys.path.remove(str(ROOT))
+    lines = [
+        "| dtype | kind | bits | DLPack code | Array API | numpy computes with it |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for dtype in ALL_DTYPES:
+        code = f"`{DLDataTypeCode(dtype.code).name}` ({int(dtype.code)})"
+        numpy = f"yes (`{dtype.numpy_dtype}`)" if dtype.numpy_dtype is not None else "no: held, viewed, exported"
+        standard = "yes" if dtype in ARRAY_API_DTYPES else "no"
+        lines.append(f"| `dlarray.{dtype.name}` | {dtype.kind} | {dtype.bits} | {code} | {standard} | {numpy} |")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ benchmarks
+def _number(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    value = float(value)
+    if value == 0 or 0.01 <= abs(value) < 1e5:
+        return f"{value:.3g}"
+    return f"{value:.2e}"
+
+
+_VERDICT = {"MET": '<span class="verdict-met">MET</span>',
+            "NOT MET": '<span class="verdict-not-met">NOT MET</span>', "n/a": "n/a"}
+_BENCH_TITLES = {
+    "dlpack": ("DLPack import and export latency", "dlpack_latency.png", "bench_dlpack.py"),
+    "dispatch": ("Per-call overhead of the namespace", "dispatch.png", "bench_dispatch.py"),
+}
+
+
+def benchmark_results(page: Any) -> str:
+    folder = _bench_dir()
+    parts: list[str] = []
+    for stem, (title, plot, script) in _BENCH_TITLES.items():
+        source = folder / f"{stem}.json"
+        parts.append(f"### {title}\n")
+        if not source.is_file():
+            parts.append(f'!!! warning "Not measured yet"\n    `{script}` has not written `benchmarks/results/'
+                         f'{stem}.json` yet: run `make bench`, then rebuild the site.\n')
+            continue
+        data = json.loads(source.read_text())
+        parts.append(_environment_line(data.get("environment", {}), script))
+        targets = data.get("targets", {})
+        if targets:
+            parts.append("| target | value | bound | verdict |\n| --- | --- | --- | --- |")
+            for name, target in targets.items():
+                unit = f" {target['unit']}" if target.get("unit") else ""
+                verdict = _VERDICT.get(target.get("verdict"), target.get("verdict"))
+                parts.append(f"| {_cell(name)} | {_number(target.get('value'))}{unit} | "
+                             f"{_cell(str(target.get('target')))} | {verdict} |")
+            parts.append("")
+        errors = data.get("errors") or {}
+        if errors:
+            parts.append("Operations that could not be timed (their targets are n/a):\n")
+            parts.extend(f"- `{_cell(name)}`: {html.escape(error)}" for name, error in errors.items())
+            parts.append("")
+        if (folder / plot).is_file():
+            link = posixpath.relpath(f"{_BENCH_ASSETS}/{plot}", posixpath.dirname(page.file.src_uri) or ".")
+            parts.append(f"![{title}]({link})\n")
+        else:
+            parts.append(f"(no plot: `{plot}` was not drawn; matplotlib comes with the `bench` extra)\n")
+    return "\n".join(parts)
+
+
+def benchmarks_readme(page: Any) -> str:
+    text = (ROOT / "benchmarks" / "README.md").read_text()
+    lines = text.splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    in_code = False
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("#"):
+            lines[i] = "#" + line
+    return "\n".join(lines).strip() + "\n"
+
+
+def _environment_line(env: dict[str, Any], script: str) -> str:
+    versions = ", ".join(f"{name} {version}" for name, version in (env.get("versions") or {}).items() if version)
+    line = (f"Measured {env.get('time', '?')} by `benchmarks/{script}` on {env.get('platform', '?')} "
+            f"({env.get('cpu_count', '?')} CPUs), Python {env.get('python', '?')}; {versions}.\n")
+    if env.get("quick"):
+        line += ('\n!!! note "Quick run"\n    These numbers come from a `--quick` smoke run (short repeats): '
+                 "they are rough.\n")
+    return line
+
+
+# ------------------------------------------------------------------------------ conformance
+def _examples(path: Path) -> int:
+    found = re.fullmatch(r"cpu-(\d+)", path.stem)
+    return int(found.group(1)) if found else -1
+
+
+def conformance_result(page: Any) -> str:
+    runs = sorted(_conformance_dir().glob("cpu-*.txt"), key=_examples)
+    if not runs:
+        return ('!!! warning "No result recorded yet"\n    `conformance/results/` holds no run yet. '
+                "Run `make conformance` (below); the build then shows its summary here.\n")
+    latest = runs[-1]
+    lines = latest.read_text().splitlines()
+    header, summary = (lines + ["", ""])[:2]
+    failures = [line for line in lines[2:] if line.strip()]
+    out = [
+        f"Latest recorded run (`conformance/results/{latest.name}`):\n",
+        f"```text\n{header}\n{summary}\n```\n",
+    ]
+    if failures:
+        out.append(f'??? info "The {len(failures)} failing tests"\n    ```text')
+        out.extend(f"    {line}" for line in failures)
+        out.append("    ```\n")
+    others = [run.name for run in runs[:-1]]
+    if others:
+        out.append("Other recorded runs: " + ", ".join(f"`{name}`" for name in others) + ".\n")
+    return "\n".join(out)
+
+
+_GENERATORS: dict[str, Callable[[Any], str]] = {
+    "interop-table": interop_table,
+    "probe-output": probe_output,
+    "dtype-table": dtype_table,
+    "benchmark-results": benchmark_results,
+    "benchmarks-readme": benchmarks_readme,
+    "conformance-result": conformance_result,
+}
