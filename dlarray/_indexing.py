@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import _backend
 
-if TYPE_CHECKING:
-    from ._array import Array
+# _array imports this module at its end, once Array and wrap exist: the names are there either way.
+from ._array import Array, wrap
 
 _ndarray = np.ndarray
 
@@ -99,8 +99,6 @@ def _native_key(array: Array, key: Any) -> tuple[Any, ...]:
     A key of only integers, slices and ``None`` gets a trailing ``...``: numpy then returns a 0-d
     view, not a scalar copy, for ``x[1, 2]``, as the standard wants.
     """
-    from ._array import Array
-
     converted: list[Any] = []
     basic = True
     has_ellipsis = False
@@ -147,8 +145,6 @@ def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
 
 def _is_basic(key: Any) -> bool:
     """Whether ``key`` holds only integers, slices, ``...`` and ``None`` (a view by metadata)."""
-    from ._array import Array
-
     for item in _key_tuple(key):
         kind = type(item)
         if kind is Array:
@@ -176,7 +172,6 @@ def raw_getitem(array: Array, key: Any) -> Array:
 def raw_setitem(array: Array, key: Any, value: Any) -> None:
     """Assignment for arrays no backend computes with: copies the elements of an Array of the
     same dtype (there is no conversion into these dtypes), on host memory."""
-    from ._array import Array
     from ._creation_functions import bits_view
 
     if type(value) is not Array or value._dtype is not array._dtype:
@@ -196,9 +191,15 @@ def getitem(array: Array, key: Any) -> Array:
     Integer arrays (broadcast together with any integers) gather, boolean masks select; both give
     new arrays. Out-of-range integers raise IndexError.
     """
-    from ._array import wrap
-
-    return wrap(array._as_native()[_native_key(array, key)])
+    native = array._as_native()
+    kind = type(key)
+    # the common keys skip the general conversion: a slice is always a view in numpy, and an
+    # integer becomes one with a trailing ``...``
+    if kind is slice:
+        return wrap(native[key])
+    if kind is int:
+        return wrap(native[key, ...])
+    return wrap(native[_native_key(array, key)])
 
 
 def setitem(array: Array, key: Any, value: Any) -> None:
@@ -207,8 +208,6 @@ def setitem(array: Array, key: Any, value: Any) -> None:
     ``value`` broadcasts to the selection and is cast to the array's dtype; the array's dtype
     and shape never change.
     """
-    from ._array import Array
-
     if type(value) is Array:
         if value._device is not array._device:
             raise ValueError(f"value is on {value._device}, the array on {array._device}")

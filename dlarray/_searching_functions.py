@@ -12,7 +12,7 @@ import numpy as np
 from ._array import Array, wrap
 from ._creation_functions import bits_view, from_bits
 from ._dtypes import DType
-from ._statistical_functions import _axes, _backend_of, _index_result, _native, _same_device
+from ._statistical_functions import _axes, _axis_argument, _backend_of, _index_result, _native, _same_device
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -67,8 +67,8 @@ def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Arra
         (axis,) = _axes(axis, x.ndim)
     if native.size == 0:
         raise ValueError(f"{name}() of an empty array: there is no element to point to")
-    xp = _backend_of(x)
-    return _index_result(getattr(xp, name)(native, axis=axis, keepdims=keepdims))
+    # the array method: numpy's function form is a Python wrapper around it
+    return _index_result(getattr(native, name)(axis=axis, keepdims=keepdims))
 
 
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
@@ -91,7 +91,7 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     native = _native(x, "count_nonzero")
     axes = _axes(axis, x.ndim)
     xp = _backend_of(x)
-    return _index_result(xp.count_nonzero(native, axis=axes, keepdims=keepdims))
+    return _index_result(xp.count_nonzero(native, axis=_axis_argument(axes, x.ndim), keepdims=keepdims))
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:

@@ -39,6 +39,8 @@ Axis = int | tuple[int, ...] | None
 _INT64 = np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
 _FLOAT64 = np.dtype(np.float64)
+_FLOAT32 = np.dtype(np.float32)
+_FLOAT16 = np.dtype(np.float16)
 _INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
 
 
@@ -136,6 +138,29 @@ def _axis_argument(axes: tuple[int, ...], ndim: int) -> tuple[int, ...] | None:
     return None if len(axes) == ndim else axes
 
 
+# numpy's sum/prod/max/min/all/any are Python wrappers around these ufunc reductions; calling
+# them directly saves a few microseconds per call (the wrappers' dispatch), which is most of
+# the time on small arrays. Other backends (cupy) get their named functions.
+_NUMPY_REDUCTIONS = {
+    "sum": np.add.reduce,
+    "prod": np.multiply.reduce,
+    "max": np.maximum.reduce,
+    "min": np.minimum.reduce,
+    "all": np.logical_and.reduce,
+    "any": np.logical_or.reduce,
+}
+
+
+def _reduce(x: Array, native: Any, name: str, axes: tuple[int, ...], keepdims: bool, **options: Any) -> Array:
+    """``name`` (sum, prod, max, min, all, any) of ``native`` over ``axes``, as an Array."""
+    axis = _axis_argument(axes, native.ndim)
+    if type(native) is np.ndarray:
+        if name == "all" or name == "any":
+            options["dtype"] = np.bool_  # the logical reductions of np.all/np.any: any input, bool out
+        return wrap(_NUMPY_REDUCTIONS[name](native, axis=axis, keepdims=keepdims, **options))
+    return wrap(getattr(_backend_of(x), name)(native, axis=axis, keepdims=keepdims, **options))
+
+
 # ---------------------------------------------------------------- reductions
 
 
@@ -161,9 +186,7 @@ def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = F
     """
     native = _native(x, "sum")
     axes = _axes(axis, x.ndim)
-    result_dtype = _accumulation_dtype(x, dtype, "sum")
-    xp = _backend_of(x)
-    return wrap(xp.sum(native, axis=_axis_argument(axes, x.ndim), dtype=result_dtype, keepdims=keepdims))
+    return _reduce(x, native, "sum", axes, keepdims, dtype=_accumulation_dtype(x, dtype, "sum"))
 
 
 def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
@@ -187,9 +210,7 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = 
     """
     native = _native(x, "prod")
     axes = _axes(axis, x.ndim)
-    result_dtype = _accumulation_dtype(x, dtype, "prod")
-    xp = _backend_of(x)
-    return wrap(xp.prod(native, axis=_axis_argument(axes, x.ndim), dtype=result_dtype, keepdims=keepdims))
+    return _reduce(x, native, "prod", axes, keepdims, dtype=_accumulation_dtype(x, dtype, "prod"))
 
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -238,8 +259,7 @@ def _extremum(x: Array, axis: Axis, keepdims: bool, name: str) -> Array:
     shape = x.shape
     if any(shape[a] == 0 for a in axes):
         raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
-    xp = _backend_of(x)
-    return wrap(getattr(xp, name)(native, axis=_axis_argument(axes, x.ndim), keepdims=keepdims))
+    return _reduce(x, native, name, axes, keepdims)
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -266,12 +286,25 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
     dtype = _FLOAT64 if kind in _INTEGER_KINDS or kind == "bool" else None
     shape = x.shape
-    if math.prod(shape[a] for a in axes) == 0:
+    count = math.prod(shape[a] for a in axes)
+    if count == 0:
         # numpy warns and divides 0 by 0; the standard asks for NaN (NaN + NaN j for complex)
         result_dtype = dtype if dtype is not None else native.dtype
         nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
         return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
-    return wrap(xp.mean(native, axis=_axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims))
+    axis_argument = _axis_argument(axes, x.ndim)
+    if type(native) is not np.ndarray:
+        return wrap(xp.mean(native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
+    # what np.mean computes, without its Python-level wrapper: a sum divided by the count
+    half = native.dtype == _FLOAT16
+    total = np.add.reduce(native, axis=axis_argument, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
+    # divided in double precision and rounded back once, as numpy does
+    divisor = np.intp(count)
+    if type(total) is np.ndarray:
+        result = np.true_divide(total, divisor, out=total, casting="unsafe")
+    else:
+        result = total.dtype.type(total / divisor)
+    return wrap(result.astype(_FLOAT16) if half else result)
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:

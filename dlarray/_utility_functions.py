@@ -6,7 +6,7 @@ import operator
 from typing import Any
 
 from ._array import Array, wrap
-from ._statistical_functions import _axes, _backend_of, _native, _same_device, _single_axis
+from ._statistical_functions import _axes, _backend_of, _native, _reduce, _same_device, _single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -30,7 +30,7 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     """
     native = _native(x, "all")
     axes = _axes(axis, x.ndim)
-    return wrap(_backend_of(x).all(native, axis=axes, keepdims=keepdims))
+    return _reduce(x, native, "all", axes, keepdims)
 
 
 def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
@@ -52,7 +52,7 @@ def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     """
     native = _native(x, "any")
     axes = _axes(axis, x.ndim)
-    return wrap(_backend_of(x).any(native, axis=axes, keepdims=keepdims))
+    return _reduce(x, native, "any", axes, keepdims)
 
 
 def diff(
