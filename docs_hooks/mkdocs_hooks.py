@@ -152,14 +152,14 @@ def dtype_table(page: Any) -> str:
     finally:
         sys.path.remove(str(ROOT))
     lines = [
-        "| dtype | kind | bits | DLPack code | Array API | numpy computes with it |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| dtype | Array API | bits | DLPack type code | numpy dtype |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for dtype in ALL_DTYPES:
         code = f"`{DLDataTypeCode(dtype.code).name}` ({int(dtype.code)})"
-        numpy = f"yes (`{dtype.numpy_dtype}`)" if dtype.numpy_dtype is not None else "no: held, viewed, exported"
+        numpy = f"`{dtype.numpy_dtype}`" if dtype.numpy_dtype is not None else "none: stored only"
         standard = "yes" if dtype in ARRAY_API_DTYPES else "no"
-        lines.append(f"| `dlarray.{dtype.name}` | {dtype.kind} | {dtype.bits} | {code} | {standard} | {numpy} |")
+        lines.append(f"| `{dtype.name}` | {standard} | {dtype.bits} | {code} | {numpy} |")
     return "\n".join(lines) + "\n"
 
 
@@ -209,7 +209,7 @@ def benchmark_results(page: Any) -> str:
             parts.append("")
         if (folder / plot).is_file():
             link = posixpath.relpath(f"{_BENCH_ASSETS}/{plot}", posixpath.dirname(page.file.src_uri) or ".")
-            parts.append(f"![{title}]({link})\n")
+            parts.append(f"[![{title}]({link})]({link} \"Full size\")\n")
         else:
             parts.append(f"(no plot: `{plot}` was not drawn; matplotlib comes with the `bench` extra)\n")
     return "\n".join(parts)
@@ -255,11 +255,11 @@ def conformance_result(page: Any) -> str:
     header, summary = (lines + ["", ""])[:2]
     failures = [line for line in lines[2:] if line.strip()]
     out = [
-        f"Latest recorded run (`conformance/results/{latest.name}`):\n",
-        f"```text\n{header}\n{summary}\n```\n",
+        f"Latest recorded run, `conformance/results/{latest.name}`: {_cell(header)}.\n",
+        f"**{summary.strip('= ')}**\n",
     ]
     if failures:
-        out.append(f'??? info "The {len(failures)} failing tests"\n    ```text')
+        out.append(f'??? info "The {len(failures)} failed or erroring tests"\n    ```text')
         out.extend(f"    {line}" for line in failures)
         out.append("    ```\n")
     others = [run.name for run in runs[:-1]]
