@@ -102,13 +102,19 @@ _np_where = np.where
 def _operands(x1: Any, x2: Any) -> tuple[Any, Any]:
     """Backend operands of a binary function: Arrays unwrapped, Python scalars kept as they are
     (numpy treats them as weakly typed, which is the standard's rule for scalars)."""
+    # The cached backend array is read directly (``_as_native`` only when it is not made yet):
+    # this runs for every operator, so each saved call counts on small arrays.
     if type(x1) is Array:
+        a = x1._native
+        if a is None:
+            a = x1._as_native()
         if type(x2) is Array:
             if x1._device is not x2._device:
                 raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
-            return x1._as_native(), x2._as_native()
+            b = x2._native
+            return a, (x2._as_native() if b is None else b)
         if type(x2) in _SCALARS:
-            return x1._as_native(), x2
+            return a, x2
         raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
     if type(x2) is Array and type(x1) in _SCALARS:
         return x1, x2._as_native()
@@ -121,7 +127,8 @@ def _unary(x: Any) -> Any:
     """The backend array of a unary function's argument (which must be an Array)."""
     if type(x) is not Array:
         raise TypeError(f"expected an Array, got {type(x).__name__}")
-    return x._as_native()
+    native = x._native
+    return x._as_native() if native is None else native
 
 
 def _owned(result: Any) -> Any:
@@ -256,7 +263,20 @@ def imag(x: Array, /) -> Array:
 
 def exp(x: Array, /) -> Array:
     """Exponential of each element (``e ** x``)."""
-    return wrap(_np_exp(_unary(x)))
+    native = _unary(x)
+    if native.dtype.kind == "c":
+        return wrap(_exp_complex(native))
+    return wrap(_np_exp(native))
+
+
+def _exp_complex(z: Any) -> Any:
+    """Complex exp; at ``-inf + NaN j`` numpy gives the imaginary zero NaN's sign, the standard
+    ``0 + 0j`` (so for ``-inf ± inf j`` too)."""
+    out = _owned(_np_exp(z))
+    fix = (z.real == -np.inf) & ~_np_isfinite(z.imag)
+    if fix.any():
+        np.copyto(out, 0, where=fix)
+    return out
 
 
 def expm1(x: Array, /) -> Array:
