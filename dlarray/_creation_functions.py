@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 import operator
 from typing import Any, Callable
@@ -19,6 +20,8 @@ from ._dlpack import (
     TensorInfo,
     consume_capsule,
 )
+from ._dlpack._consume import take_versioned
+from ._dlpack._exchange import importer_for
 from ._dtypes import DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
 from ._float_formats import encode
@@ -83,7 +86,11 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         array = _from_numpy(x)
     elif kind is CapsuleType:
         array = Array._from_tensor(*consume_capsule(x))
+    elif target is None and copy is None and (importer := importer_for(kind)) is not None:
+        array = _import_through_exchange_api(x, importer)
     else:
+        array = None
+    if array is None:
         method = getattr(x, "__dlpack__", None)
         if method is None:
             raise TypeError(f"{kind.__name__} does not support DLPack (no __dlpack__ method)")
@@ -113,6 +120,16 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if copy:
         return array._copy()
     return array
+
+
+def _import_through_exchange_api(x: Any, importer: Any) -> Array | None:
+    """Import through the producer's C exchange API; None for a non-CPU tensor (no stream sync)."""
+    managed = ctypes.c_void_p()
+    importer(x, ctypes.byref(managed))
+    info, owner = take_versioned(managed.value)  # type: ignore[arg-type]
+    if info.device_type != DLDeviceType.CPU:
+        return None  # owner's deleter runs now; __dlpack__ orders the streams properly
+    return Array._from_tensor(info, owner)
 
 
 def _from_numpy(native: np.ndarray) -> Array:
@@ -165,6 +182,10 @@ def asarray(
         array = obj
     elif kind is _ndarray:
         array = _from_numpy(obj)
+    elif kind is bytes:
+        array = Array._from_tensor(*_interfaces.from_bytes(obj))
+    elif kind is bytearray or kind is memoryview:
+        array = Array._from_tensor(*_interfaces.from_buffer(obj))
     elif kind in (bool, int, float, complex) or isinstance(obj, (list, tuple)) or isinstance(obj, np.generic):
         if copy is False:
             raise ValueError(f"a {kind.__name__} must be copied into a new buffer, and copy=False forbids it")
