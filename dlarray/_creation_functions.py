@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import ctypes
-import math
 import operator
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

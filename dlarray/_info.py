@@ -35,7 +35,7 @@ def _devices() -> tuple[Device, ...]:
     """The devices arrays can be created on: the CPU, plus each CUDA device when cupy finds one."""
     found = [CPU]
     try:
-        import cupy  # noqa: F401 - optional: CUDA support
+        import cupy  # optional: CUDA support
     except ImportError:
         return tuple(found)
     from ._devices import device_of
@@ -43,7 +43,7 @@ def _devices() -> tuple[Device, ...]:
 
     try:
         count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # no driver or no GPU: CPU only
+    except Exception:  # noqa: BLE001 - cupy's CUDA errors (no driver, no GPU): CPU only
         count = 0
     found.extend(device_of(DLDeviceType.CUDA, index) for index in range(count))
     return tuple(found)

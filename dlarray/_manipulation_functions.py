@@ -12,7 +12,8 @@ elements are moved as unsigned integers of the same width, which is exact.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
