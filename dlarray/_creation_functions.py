@@ -208,6 +208,10 @@ def asarray(
     if target_dtype is not None and target_dtype is not array._dtype:
         if copy is False:
             raise ValueError(f"converting {array._dtype} to {target_dtype} needs a copy, and copy=False forbids it")
+        if target_dtype.numpy_dtype is None or array._dtype.numpy_dtype is None:
+            from ._data_type_functions import astype  # bfloat16, float8/6/4: bit conversions
+
+            return astype(array, target_dtype)
         return wrap(array._as_native().astype(target_dtype.numpy_dtype))
     if copy and not copied:
         return array._copy()

@@ -281,3 +281,12 @@ def test_constants() -> None:
     assert math.isnan(xp.nan) and xp.newaxis is None
     assert xp.ones((2, 2))[:, xp.newaxis].shape == (2, 1, 2)
     assert all(type(c) is float for c in (xp.e, xp.pi, xp.inf, xp.nan))
+
+
+def test_asarray_with_an_extra_dtype_converts() -> None:
+    # asarray(dtype=...) used to ask numpy for astype(None): a float64 array labelled nothing
+    x = xp.asarray(np.array([0.5, -2.0], dtype=np.float32), dtype=xp.bfloat16)
+    assert x.dtype is xp.bfloat16
+    back = xp.asarray(x, dtype=xp.float32)
+    assert back.dtype is xp.float32
+    np.testing.assert_array_equal(np.asarray(back), [0.5, -2.0])
