@@ -45,7 +45,7 @@ _np_bitwise_and = np.bitwise_and
 _np_bitwise_or = np.bitwise_or
 _np_bitwise_xor = np.bitwise_xor
 _np_ceil = np.ceil
-_np_clip = np.clip
+_np_count_nonzero = np.count_nonzero
 _np_conj = np.conjugate
 _np_copysign = np.copysign
 _np_cos = np.cos
@@ -189,7 +189,7 @@ def floor_divide(x1: Any, x2: Any, /) -> Array:
     out = _np_floor_divide(a, b)
     if out.dtype.kind == "f":
         infinite = _np_isinf(a) | _np_isinf(b)
-        if infinite.any():
+        if _np_count_nonzero(infinite):
             out = _np_where(infinite, _np_floor(_np_divide(a, b)), out)
     return wrap(out)
 
@@ -274,7 +274,7 @@ def _exp_complex(z: Any) -> Any:
     ``0 + 0j`` (so for ``-inf ± inf j`` too)."""
     out = _owned(_np_exp(z))
     fix = (z.real == -np.inf) & ~_np_isfinite(z.imag)
-    if fix.any():
+    if _np_count_nonzero(fix):
         np.copyto(out, 0, where=fix)
     return out
 
@@ -302,10 +302,10 @@ def _expm1_complex(z: Any) -> Any:
         re = _np_expm1(a) * _np_cos(b) - 2 * half * half + 0.0
         im = _np_exp(a) * _np_sin(b)
     zero_b = b == 0
-    if zero_b.any():  # inf * sin(0) is NaN; the imaginary part of a real argument stays 0
+    if _np_count_nonzero(zero_b):  # inf * sin(0) is NaN; the imaginary part of a real argument stays 0
         im = _np_where(zero_b, b, im)
     infinite_a = _np_isinf(a)
-    if infinite_a.any():
+    if _np_count_nonzero(infinite_a):
         finite_b = _np_isfinite(b)
         minus_inf = a < 0
         # -inf: exp(a) is 0, so the result is -1 (+ 0j when b is not finite)
@@ -417,7 +417,7 @@ def _tanh_complex(z: Any) -> Any:
     out = _owned(_np_tanh(z))
     b = z.imag
     fix = _np_isinf(z.real) & _np_isfinite(b)
-    if fix.any():
+    if _np_count_nonzero(fix):
         np.copyto(out.imag, _np_copysign(0, b), where=fix)
     return out
 
@@ -485,24 +485,44 @@ def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:  # noqa: A002 
         Of ``x``'s dtype (bounds do not take part in type promotion), in the broadcast shape.
     """
     native = _unary(x)
-    low = _clip_bound(min, x, "min")
-    high = _clip_bound(max, x, "max")
-    if low is None and high is None:
-        return wrap(native.copy())
-    out = _np_clip(native, low, high)
+    low = _clip_bound(min, x, native, "min")
+    high = _clip_bound(max, x, native, "max")
+    # maximum/minimum rather than np.clip: the same result (NaNs propagate), a third of the cost
+    if low is None:
+        if high is None:
+            return wrap(native.copy())
+        out = _np_minimum(native, high)
+    else:
+        out = _np_maximum(native, low)
+        if high is not None:
+            out = _np_minimum(out, high)
     if out.dtype != native.dtype:
         out = out.astype(native.dtype)
     return wrap(out)
 
 
-def _clip_bound(bound: Any, x: Array, name: str) -> Any:
-    if bound is None or type(bound) in (int, float, bool):
+def _clip_bound(bound: Any, x: Array, native: Any, name: str) -> Any:
+    """A bound of clip as a backend operand. Python ints outside an integer dtype's range are
+    clamped to it (the result is the same where it is specified, and numpy would raise)."""
+    kind = type(bound)
+    if bound is None or kind is float:
         return bound
-    if type(bound) is Array:
+    if kind is int or kind is bool:
+        limits = _INT_LIMITS.get(native.dtype)
+        if limits is not None and not limits[0] <= bound <= limits[1]:
+            return limits[0] if bound < limits[0] else limits[1]
+        return bound
+    if kind is Array:
         if bound._device is not x._device:
             raise ValueError(f"arrays are on different devices: {x._device} and {bound._device}")
         return bound._as_native()
-    raise TypeError(f"clip: {name} must be None, a Python int or float, or an Array, not {type(bound).__name__}")
+    raise TypeError(f"clip: {name} must be None, a Python int or float, or an Array, not {kind.__name__}")
+
+
+_INT_LIMITS = {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+}
 
 
 # ---------------------------------------------------------------- comparisons
