@@ -76,6 +76,36 @@ def promote(a: DType, b: DType) -> DType:
     return BY_NUMPY[np.promote_types(a.numpy_dtype, b.numpy_dtype)]
 
 
+_FAMILY = {
+    "bool": 0,
+    "signed integer": 1,
+    "unsigned integer": 1,
+    "real floating": 2,
+    "complex floating": 2,
+    "extended floating": 2,
+}
+
+
+def promote_all(dtypes: list[DType]) -> DType:
+    """The common dtype of several dtypes, whatever their order.
+
+    Promotion across kinds is not associative (int8 with float32 gives float32, but int8 with
+    uint16 gives int32, which with float32 gives float64), so each family (booleans, integers,
+    floats) is promoted first, by the standard's table, and the families are then joined in
+    that order.
+    """
+    families: dict[int, DType] = {}
+    for dtype in dtypes:
+        family = _FAMILY[dtype.kind]
+        found = families.get(family)
+        families[family] = dtype if found is None else promote(found, dtype)
+    ordered = [families[family] for family in sorted(families)]
+    result = ordered[0]
+    for dtype in ordered[1:]:
+        result = promote(result, dtype)
+    return result
+
+
 def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType:
     """The dtype of an operation between an array of ``dtype`` and a Python scalar.
 
@@ -118,7 +148,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     ValueError
         No array or dtype was given.
     """
-    result: DType | None = None
+    dtypes = []
     scalars = []
     device = None
     for item in arrays_and_dtypes:
@@ -134,9 +164,10 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
             continue
         else:
             raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
-        result = dtype if result is None else promote(result, dtype)
-    if result is None:
+        dtypes.append(dtype)
+    if not dtypes:
         raise ValueError("result_type() needs at least one array or dtype")
+    result = promote_all(dtypes)
     # Scalars are weakly typed: they join after the arrays and dtypes, whatever their position.
     for scalar in scalars:
         result = _promote_scalar(result, scalar)

@@ -20,7 +20,7 @@ import numpy as np
 from . import _backend
 from ._array import Array, wrap
 from ._creation_functions import bits_view, from_bits
-from ._data_type_functions import promote
+from ._data_type_functions import promote_all
 
 __all__ = [
     "broadcast_arrays",
@@ -71,9 +71,7 @@ def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Cal
             raise TypeError(f"{function}() takes Arrays, got {type(array).__name__}")
         if array._device is not arrays[0]._device:
             raise ValueError(f"arrays are on different devices: {arrays[0]._device} and {array._device}")
-    dtype = arrays[0]._dtype
-    for array in arrays[1:]:
-        dtype = promote(dtype, array._dtype)
+    dtype = promote_all([array._dtype for array in arrays])
     if dtype.numpy_dtype is None:  # all of one extra dtype (promote refuses a mix)
         return [bits_view(a) for a in arrays], lambda raw: from_bits(raw, dtype), np, None
     return [a._as_native() for a in arrays], wrap, _backend.namespace_for(arrays[0]), dtype.numpy_dtype
