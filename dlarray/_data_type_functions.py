@@ -4,7 +4,8 @@ Type promotion follows the standard's table for the Array API dtypes of one kind
 integers signed and unsigned, floating point real and complex). Promotion across kinds (an integer
 with a float, a bool with a number), which the standard leaves to the implementation, follows
 numpy's rules: that is what the CPU computations do. ``int64`` with ``uint64`` gives ``float64``,
-as in numpy. The extra dtypes (float16, bfloat16, float8/6/4) promote only as numpy promotes them
+as in numpy. With several dtypes, each family (booleans, integers, floats) is promoted first and
+the families are then joined, so the result does not depend on the order of the arguments. The extra dtypes (float16, bfloat16, float8/6/4) promote only as numpy promotes them
 (float16) or not at all (the others, except with themselves).
 """
 
