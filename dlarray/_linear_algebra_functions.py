@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,9 @@ def vector_axis(axis: Any, ndim1: int, ndim2: int, name: str) -> int:
             )
         axis -= ndim1
     if not -smallest <= axis <= -1:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for arrays with {ndim1} and {ndim2} dimensions")
+        raise ValueError(
+            f"{name}: axis {axis} is out of bounds for arrays with {ndim1} and {ndim2} dimensions"
+        )
     return axis
 
 
@@ -104,7 +107,9 @@ def _tensordot_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[
     first = [first] if isinstance(first, int) else list(first)
     second = [second] if isinstance(second, int) else list(second)
     if len(first) != len(second):
-        raise ValueError(f"tensordot: the two axes sequences differ in length ({len(first)} and {len(second)})")
+        raise ValueError(
+            f"tensordot: the two axes sequences differ in length ({len(first)} and {len(second)})"
+        )
     return _normalized(first, ndim1), _normalized(second, ndim2)
 
 

@@ -7,7 +7,8 @@ complex64 (``rfft``, ``ihfft``), complex64 in gives float32 (``irfft``, ``hfft``
 from __future__ import annotations
 
 import operator
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -17,19 +18,19 @@ from ._dtypes import as_dtype, float64
 
 __all__ = [
     "fft",
-    "ifft",
-    "fftn",
-    "ifftn",
-    "rfft",
-    "irfft",
-    "rfftn",
-    "irfftn",
-    "hfft",
-    "ihfft",
     "fftfreq",
-    "rfftfreq",
+    "fftn",
     "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
     "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
 ]
 
 Norm = Literal["backward", "ortho", "forward"]
@@ -89,12 +90,19 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
     return s, axes
 
 
-def _one_dimensional(function: Any, x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
+def _one_dimensional(
+    function: Any, x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False
+) -> Array:
+    """Run a 1-D transform of the backend after checking its arguments."""
     native = _native(x, name, real=real)
-    return wrap(function(native, n=_length(n, name), axis=_axis(axis, native.ndim, name), norm=_norm(norm, name)))
+    axis = _axis(axis, native.ndim, name)
+    return wrap(function(native, n=_length(n, name), axis=axis, norm=_norm(norm, name)))
 
 
-def _n_dimensional(function: Any, x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
+def _n_dimensional(
+    function: Any, x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False
+) -> Array:
+    """Run an n-D transform of the backend after checking its arguments."""
     native = _native(x, name, real=real)
     s, axes = _s_axes(s, axes, native.ndim, name)
     return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))

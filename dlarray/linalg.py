@@ -7,7 +7,8 @@ Decompositions that return several arrays return named tuples (``EighResult``, `
 from __future__ import annotations
 
 import operator
-from typing import Any, Literal, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -291,7 +292,7 @@ def matrix_norm(
     /,
     *,
     keepdims: bool = False,
-    ord: int | float | Literal["fro", "nuc"] | None = "fro",  # noqa: A002 - the standard's name
+    ord: float | Literal["fro", "nuc"] | None = "fro",
 ) -> Array:
     """Matrix norm of each matrix in ``x``.
 
@@ -503,7 +504,7 @@ def vector_norm(
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-    ord: int | float = 2,  # noqa: A002 - the standard's name
+    ord: float = 2,
 ) -> Array:
     """Vector norm of ``x`` over ``axis``.
 

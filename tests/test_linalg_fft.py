@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlarray
@@ -277,7 +278,8 @@ def test_trace_dtypes() -> None:
     assert linalg.trace(dlarray.asarray(np.ones((2, 2), np.float32))).dtype is dlarray.float32
     result = linalg.trace(ints, dtype=dlarray.int8)
     assert result.dtype is dlarray.int8 and int(result) == np.int8(300 - 256)
-    assert linalg.trace(dlarray.asarray(np.ones((2, 2), np.float32)), dtype=dlarray.float64).dtype is dlarray.float64
+    widened = linalg.trace(dlarray.asarray(np.ones((2, 2), np.float32)), dtype=dlarray.float64)
+    assert widened.dtype is dlarray.float64
     assert float(linalg.trace(dlarray.asarray(np.ones((2, 2))), offset=5)) == 0.0
 
 
@@ -423,7 +425,8 @@ def test_solve(data) -> None:
     vector = data.draw(arrays(dtype, (n,)))
     result = linalg.solve(dlarray.asarray(a), dlarray.asarray(vector))
     assert result.shape == (2, 1, n)
-    np.testing.assert_allclose(np.einsum("...ij,...j->...i", a, to_numpy(result)), np.broadcast_to(vector, (2, 1, n)),
+    np.testing.assert_allclose(np.einsum("...ij,...j->...i", a, to_numpy(result)),
+                               np.broadcast_to(vector, (2, 1, n)),
                                rtol=tolerance(dtype) * 10, atol=tolerance(dtype) * 10)
     columns = data.draw(arrays(dtype, (3, n, 2)))
     result = linalg.solve(dlarray.asarray(a), dlarray.asarray(columns))
@@ -469,11 +472,17 @@ REAL = st.sampled_from([np.float32, np.float64])
 NORMS = st.sampled_from(["backward", "ortho", "forward"])
 
 
+def in_double(a: np.ndarray) -> np.ndarray:
+    """``a`` in double precision, for the reference result."""
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
 def assert_fft_matches(result: dlarray.Array, expected: np.ndarray, dtype) -> None:
     assert result.dtype.numpy_dtype == np.dtype(dtype), (result.dtype, dtype)
     assert result.shape == expected.shape
     scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
-    np.testing.assert_allclose(to_numpy(result), expected, rtol=tolerance(dtype), atol=tolerance(dtype) * scale)
+    rtol = tolerance(dtype)
+    np.testing.assert_allclose(to_numpy(result), expected, rtol=rtol, atol=rtol * scale)
 
 
 @settings(max_examples=40, deadline=None)
@@ -487,13 +496,14 @@ def test_one_dimensional_transforms(data) -> None:
     norm = data.draw(NORMS)
     z = data.draw(arrays(complex_dtype, shape))
     r = data.draw(arrays(real_dtype, shape))
-    kw = dict(n=n, axis=axis, norm=norm)
-    for name, source, out in [("fft", z, complex_dtype), ("ifft", z, complex_dtype), ("rfft", r, complex_dtype),
-                              ("ihfft", r, complex_dtype), ("irfft", z, real_dtype), ("hfft", z, real_dtype)]:
+    kw = {"n": n, "axis": axis, "norm": norm}
+    cases = [("fft", z, complex_dtype), ("ifft", z, complex_dtype), ("rfft", r, complex_dtype),
+             ("ihfft", r, complex_dtype), ("irfft", z, real_dtype), ("hfft", z, real_dtype)]
+    for name, source, out in cases:
         if name in ("irfft", "hfft") and n is None and source.shape[axis] < 2:
             continue
         result = getattr(fft, name)(dlarray.asarray(source), **kw)
-        expected = getattr(np.fft, name)(source.astype(np.complex128 if source.dtype.kind == "c" else np.float64), **kw)
+        expected = getattr(np.fft, name)(in_double(source), **kw)
         assert_fft_matches(result, expected, out)
 
 
@@ -508,11 +518,11 @@ def test_n_dimensional_transforms(data) -> None:
     norm = data.draw(NORMS)
     z = data.draw(arrays(complex_dtype, shape))
     r = data.draw(arrays(real_dtype, shape))
-    kw = dict(s=s, axes=axes, norm=norm)
+    kw = {"s": s, "axes": axes, "norm": norm}
     for name, source, out in [("fftn", z, complex_dtype), ("ifftn", z, complex_dtype),
                               ("rfftn", r, complex_dtype), ("irfftn", z, real_dtype)]:
         result = getattr(fft, name)(dlarray.asarray(source), **kw)
-        expected = getattr(np.fft, name)(source.astype(np.complex128 if source.dtype.kind == "c" else np.float64), **kw)
+        expected = getattr(np.fft, name)(in_double(source), **kw)
         assert_fft_matches(result, expected, out)
 
 
@@ -520,7 +530,8 @@ def test_round_trips() -> None:
     rng = np.random.default_rng(0)
     z = dlarray.asarray((rng.normal(size=(4, 6)) + 1j * rng.normal(size=(4, 6))).astype(np.complex64))
     np.testing.assert_allclose(to_numpy(fft.ifft(fft.fft(z))), to_numpy(z), atol=1e-5)
-    np.testing.assert_allclose(to_numpy(fft.ifftn(fft.fftn(z, norm="ortho"), norm="ortho")), to_numpy(z), atol=1e-5)
+    back = fft.ifftn(fft.fftn(z, norm="ortho"), norm="ortho")
+    np.testing.assert_allclose(to_numpy(back), to_numpy(z), atol=1e-5)
     r = dlarray.asarray(rng.normal(size=(4, 7)).astype(np.float32))
     back = fft.irfft(fft.rfft(r), n=7)
     assert back.dtype is dlarray.float32
@@ -569,11 +580,15 @@ def test_frequencies(n) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(
-    hnp.arrays(st.sampled_from([np.float32, np.complex128, np.int16]), hnp.array_shapes(min_dims=1, max_dims=3, max_side=5)),
+    hnp.arrays(
+        st.sampled_from([np.float32, np.complex128, np.int16]),
+        hnp.array_shapes(min_dims=1, max_dims=3, max_side=5),
+    ),
     st.data(),
 )
 def test_shifts(a, data) -> None:
-    axes = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1) | st.lists(st.integers(0, a.ndim - 1), min_size=1, unique=True))
+    axis_lists = st.lists(st.integers(0, a.ndim - 1), min_size=1, unique=True)
+    axes = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1) | axis_lists)
     x = dlarray.asarray(a)
     assert_matches(fft.fftshift(x, axes=axes), np.fft.fftshift(a, axes=axes), exact=True)
     assert_matches(fft.ifftshift(x, axes=axes), np.fft.ifftshift(a, axes=axes), exact=True)
