@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 from typing import Any
 
@@ -301,6 +302,12 @@ _INTEGER_KINDS = ("signed integer", "unsigned integer")
 
 def _shape_argument(shape: Any) -> tuple[int, ...]:
     """A shape argument (an int or a sequence of ints) as a tuple; ValueError for a negative size."""
+    if type(shape) is tuple:  # the common case, checked without building anything
+        for extent in shape:
+            if type(extent) is not int or extent < 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (tuple, list)):
         sizes = tuple(operator.index(extent) for extent in shape)
     else:
@@ -515,8 +522,8 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
     if isinstance(fill_value, (complex, np.complexfloating)) and dtype.kind != "complex floating":
         raise TypeError(f"a complex fill_value does not fit a {dtype} array")
     if dtype.kind in _INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
-        info = np.iinfo(numpy_dtype)
-        if not info.min <= int(fill_value) <= info.max:
+        low, high = _integer_bounds(numpy_dtype)
+        if not low <= int(fill_value) <= high:
             raise OverflowError(f"fill_value {fill_value} is out of the range of {dtype}")
     return _placed(np.full(shape, fill_value, dtype=numpy_dtype), device)
 
@@ -645,6 +652,9 @@ def eye(
 
 
 def _real_argument(value: Any, name: str) -> int | float:
+    kind = type(value)
+    if kind is int or kind is float:
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"arange() {name} must be an int or a float, got {type(value).__name__}")
     return int(value) if isinstance(value, (int, np.integer)) else float(value)
@@ -688,7 +698,7 @@ def arange(
     delta = _real_argument(step, "step")
     if delta == 0:
         raise ValueError("arange() step must not be zero")
-    integral = all(type(v) is int for v in (first, last, delta))
+    integral = type(first) is int and type(last) is int and type(delta) is int
     target = _dtype_argument(dtype, int64 if integral else float64)
     numpy_dtype = _numpy_dtype(target, "arange")
     if target.kind in _INTEGER_KINDS:
@@ -702,6 +712,15 @@ def arange(
     return _placed(native, _device_argument(device))
 
 
+_EXACT = 2**52  # |start|, |stop| below this: |stop - start| < 2**53, exact in a double
+
+
+@functools.cache
+def _integer_bounds(numpy_dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(numpy_dtype)
+    return int(info.min), int(info.max)
+
+
 def _integer_range(start: int, stop: int, step: int, numpy_dtype: np.dtype) -> np.ndarray:
     """``range(start, stop, step)`` as an array of an integer dtype, exact for every length.
 
@@ -711,10 +730,13 @@ def _integer_range(start: int, stop: int, step: int, numpy_dtype: np.dtype) -> n
     """
     count = len(range(start, stop, step))
     if count:
-        info = np.iinfo(numpy_dtype)
+        low, high = _integer_bounds(numpy_dtype)
         final = start + (count - 1) * step
-        if not (info.min <= start <= info.max and info.min <= final <= info.max):
+        if not (low <= start <= high and low <= final <= high):
             raise OverflowError(f"arange({start}, {stop}, {step}) has values out of the range of {numpy_dtype}")
+        if -_EXACT < start < _EXACT and -_EXACT < stop < _EXACT:
+            # numpy's double-precision length is exact for spans below 2**53: its arange is faster
+            return np.arange(start, stop, step, dtype=numpy_dtype)
     wide = np.arange(count, dtype=np.uint64)
     wide *= np.uint64(step % 2**64)
     wide += np.uint64(start % 2**64)

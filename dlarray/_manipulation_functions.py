@@ -11,6 +11,7 @@ elements are moved as unsigned integers of the same width, which is exact.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -420,6 +421,15 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 def _reshape_target(current: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     """The new shape with its -1 resolved; ValueError when the sizes cannot match."""
+    if type(shape) is tuple:  # the common case: plain sizes of the right product
+        known = 1
+        for extent in shape:
+            if type(extent) is not int or extent < 0:
+                break
+            known *= extent
+        else:
+            if known == math.prod(current):
+                return shape
     items = shape if isinstance(shape, (tuple, list)) else (shape,)
     target = [operator.index(extent) for extent in items]
     size = 1
