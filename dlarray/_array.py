@@ -453,8 +453,9 @@ class Array:
 
     # ---------------------------------------------------------------- operators
     # Each operator is the namespace's elementwise function (which carries the standard's special
-    # cases). An operand that is neither an Array nor a Python scalar gives NotImplemented, so that
-    # Python can try the other operand's reflected method.
+    # cases); an in-place operator whose function is a bare ufunc runs that ufunc with out= instead.
+    # An operand that is neither an Array nor a Python scalar gives NotImplemented, so that Python
+    # can try the other operand's reflected method.
 
     def __add__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -469,7 +470,7 @@ class Array:
     def __iadd__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.add, other)
+        return self._in_place_ufunc(_ops._np_add, other)
 
     def __sub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -484,7 +485,7 @@ class Array:
     def __isub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.subtract, other)
+        return self._in_place_ufunc(_ops._np_subtract, other)
 
     def __mul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -499,7 +500,7 @@ class Array:
     def __imul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.multiply, other)
+        return self._in_place_ufunc(_ops._np_multiply, other)
 
     def __truediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -514,7 +515,7 @@ class Array:
     def __itruediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.divide, other)
+        return self._in_place_ufunc(_ops._np_divide, other)
 
     def __floordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -544,7 +545,7 @@ class Array:
     def __imod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.remainder, other)
+        return self._in_place_ufunc(_ops._np_remainder, other)
 
     def __pow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -559,7 +560,7 @@ class Array:
     def __ipow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.pow, other)
+        return self._in_place_ufunc(_ops._np_power, other)
 
     def __and__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -574,7 +575,7 @@ class Array:
     def __iand__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.bitwise_and, other)
+        return self._in_place_ufunc(_ops._np_bitwise_and, other)
 
     def __or__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -589,7 +590,7 @@ class Array:
     def __ior__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.bitwise_or, other)
+        return self._in_place_ufunc(_ops._np_bitwise_or, other)
 
     def __xor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -604,7 +605,7 @@ class Array:
     def __ixor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.bitwise_xor, other)
+        return self._in_place_ufunc(_ops._np_bitwise_xor, other)
 
     def __lshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -619,7 +620,7 @@ class Array:
     def __ilshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.bitwise_left_shift, other)
+        return self._in_place_ufunc(_ops._np_left_shift, other)
 
     def __rshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -634,7 +635,7 @@ class Array:
     def __irshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
             return NotImplemented
-        return self._in_place(_ops.bitwise_right_shift, other)
+        return self._in_place_ufunc(_ops._np_right_shift, other)
 
     def __lt__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
@@ -693,32 +694,52 @@ class Array:
             return NotImplemented
         return self._in_place(_linalg_ops.matmul, other)
 
-    def _in_place(self, func: Any, other: Any) -> Array:
-        """``self = func(self, other)`` written into this array's memory (``x += y`` and kin).
+    def _in_place_ufunc(self, ufunc: Any, other: Any) -> Array:
+        """``x op= y`` for an operator whose elementwise function is one bare ufunc call (no
+        special-case fix-ups): computed straight into this array's memory, no temporary.
 
-        The read-only check comes first, so nothing is computed for an array that cannot be
-        written; the result must keep this array's dtype and shape (the standard's rule for
-        in-place operators), otherwise TypeError or ValueError and the array is unchanged.
+        numpy's rules for ``out=`` are the standard's for in-place operators: the dtype and shape
+        stay; a result of a wider dtype of the same kind is cast back (the standard leaves that
+        precision to the implementation), one of another kind (``int8 += 1.5``) is a TypeError,
+        a broadcast shape other than this array's a ValueError; overlapping operands are handled.
         """
+        if self.readonly:
+            raise ValueError("in-place operation on a read-only array")
+        native = self._as_native()
+        if type(other) is Array:
+            if other._device is not self._device:
+                raise ValueError(f"arrays are on different devices: {self._device} and {other._device}")
+            other = other._as_native()
+        ufunc(native, other, out=native)
+        return self
+
+    def _in_place(self, func: Any, other: Any) -> Array:
+        """``x = func(x, y)`` written into this array's memory, for operators whose function
+        carries fix-ups (``//=``, ``@=``). The read-only check comes first, so nothing is computed
+        for an array that cannot be written."""
         if self.readonly:
             raise ValueError("in-place operation on a read-only array")
         return self._assign_in_place(func(self, other))
 
     def _assign_in_place(self, result: Array) -> Array:
-        """Finish an in-place operator: copy ``result`` into this array, which it must match in
-        dtype and shape."""
+        """Copy ``result`` into this array: same shape required; the dtype stays, with the same
+        casting rule as the ufunc path (same kind only, TypeError otherwise)."""
         if self.readonly:
             raise ValueError("in-place operation on a read-only array")
-        if result._dtype is not self._dtype:
-            raise TypeError(
-                f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
-            )
         native = self._as_native()
         if result.shape != native.shape:
             raise ValueError(
                 f"in-place operation would change the shape from {native.shape} to {result.shape}"
             )
-        native[...] = result._as_native()
+        if result._dtype is self._dtype:
+            native[...] = result._as_native()
+        else:
+            try:
+                np.copyto(native, result._as_native(), casting="same_kind")
+            except TypeError:
+                raise TypeError(
+                    f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
+                ) from None
         return self
 
     # ---------------------------------------------------------------- indexing

@@ -512,16 +512,31 @@ def test_in_place_through_a_view_changes_the_parent():
 def test_in_place_keeps_dtype_and_shape():
     x = xp.asarray([1, 2, 3], dtype=xp.int8)
     with pytest.raises(TypeError):
-        x += 1.5
+        x += 1.5  # another kind: refused
     with pytest.raises(TypeError):
-        x += xp.asarray([1, 2, 3], dtype=xp.int16)
+        x //= 1.5  # the same through an operator with fix-ups
     with pytest.raises(ValueError):
         x += xp.ones((2, 3), dtype=xp.int8)
+    with pytest.raises(ValueError):
+        x //= xp.ones((2, 3), dtype=xp.int8)
     np.testing.assert_array_equal(np.asarray(x), [1, 2, 3])  # unchanged by the failures
+    x += xp.asarray([1, 1, 1], dtype=xp.int16)  # a wider dtype of the same kind is cast back
+    assert x.dtype == xp.int8
+    np.testing.assert_array_equal(np.asarray(x), [2, 3, 4])
     f = xp.asarray([1.0, 2.0], dtype=xp.float32)
     f *= 2  # a Python int takes the array's dtype
+    f //= xp.asarray([1.0, 3.0], dtype=xp.float64)
     assert f.dtype == xp.float32
-    np.testing.assert_array_equal(np.asarray(f), [2.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(f), [2.0, 1.0])
+
+
+def test_in_place_with_overlapping_operands():
+    x = xp.asarray(np.arange(6, dtype=np.float64))
+    x[1:] += x[:-1]
+    np.testing.assert_array_equal(np.asarray(x), [0, 1, 3, 5, 7, 9])
+    y = xp.asarray(np.arange(4, dtype=np.float64))
+    y += y
+    np.testing.assert_array_equal(np.asarray(y), [0, 2, 4, 6])
 
 
 def test_in_place_on_a_read_only_array_raises():
