@@ -227,7 +227,10 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     if dtype is not None:
         numpy_dtype = dtype.numpy_dtype
         if numpy_dtype is None:
-            raise TypeError(f"cannot build a {dtype} array from Python values")
+            # numpy has no such type: build float64 values, then round them into the format
+            from ._data_type_functions import astype
+
+            return astype(_from_python(obj, float64, None), dtype, device=device)
     else:
         numpy_dtype = _DEFAULT_FOR_PYTHON.get(type(obj))
     try:

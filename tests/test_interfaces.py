@@ -190,3 +190,9 @@ def test_cuda_array_interface_export_round_trip() -> None:
 def test_cuda_array_interface_absent_on_cpu() -> None:
     x = dlarray.asarray([1.0, 2.0])
     assert not hasattr(x, "__cuda_array_interface__")
+
+
+def test_python_values_into_extended_dtypes() -> None:
+    x = dlarray.asarray([1.0, 2.5, -3.0], dtype=dlarray.bfloat16)
+    assert x.dtype is dlarray.bfloat16 and x.shape == (3,)
+    assert list(np.asarray(dlarray.astype(x, dlarray.float32))) == [1.0, 2.5, -3.0]
