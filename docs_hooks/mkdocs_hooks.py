@@ -231,8 +231,10 @@ def benchmarks_readme(page: Any) -> str:
 
 def _environment_line(env: dict[str, Any], script: str) -> str:
     versions = ", ".join(f"{name} {version}" for name, version in (env.get("versions") or {}).items() if version)
+    load = env.get("load_average")
+    load_text = f", load average {load[0]:.1f} when it started" if load else ""
     line = (f"Measured {env.get('time', '?')} by `benchmarks/{script}` on {env.get('platform', '?')} "
-            f"({env.get('cpu_count', '?')} CPUs), Python {env.get('python', '?')}; {versions}.\n")
+            f"({env.get('cpu_count', '?')} CPUs{load_text}), Python {env.get('python', '?')}; {versions}.\n")
     if env.get("quick"):
         line += ('\n!!! note "Quick run"\n    These numbers come from a `--quick` smoke run (short repeats): '
                  "they are rough.\n")
