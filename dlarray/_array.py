@@ -30,6 +30,7 @@ from ._dlpack import (
     TensorInfo,
     retarget_capsule,
 )
+from ._backend import _HostBuffer
 from ._dtypes import BY_NUMPY, DType, from_dlpack_code
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -341,19 +342,23 @@ class Array:
         core rewrites dtype, device and data fields afterwards. The capsule's deleter and destructor
         are numpy's (C code, safe at any time); the view's ``base`` keeps this array's owner alive.
         """
-        view = self._native
-        exact = type(view) is _ndarray
-        if not exact:
-            exact = self._device is CPU and self._dtype.numpy_dtype is not None
-            view = self._as_native() if exact else _backend.opaque_host_view(self)
+        # numpy describes a CPU array of its own dtypes exactly; anything else gets retargeted
+        exact = self._device is CPU and self._dtype.numpy_dtype is not None
+        if exact:
+            view = self._native if type(self._native) is _ndarray else self._as_native()
+        else:
+            view = _backend.opaque_host_view(self)
         capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
         if not exact or set_flags:
             self._ensure_metadata()
             dtype = self._dtype
             device = self._device
+            data, byte_offset = self._data, self._offset
+            if byte_offset < 0:  # a reversed view: DLPack's byte_offset is unsigned
+                data, byte_offset = data + byte_offset, 0  # type: ignore[operator]
             retarget_capsule(
-                capsule, versioned=versioned, data=self._data,  # type: ignore[arg-type]
-                byte_offset=self._offset, dtype_code=dtype.code, dtype_bits=dtype.bits,
+                capsule, versioned=versioned, data=data,  # type: ignore[arg-type]
+                byte_offset=byte_offset, dtype_code=dtype.code, dtype_bits=dtype.bits,
                 device_type=device.type, device_id=device.id,
                 set_flags=set_flags | (self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED),
             )
@@ -450,6 +455,8 @@ class Array:
         return f"Array({body}, dtype={self._dtype}, device={self._device}{suffix})"
 
     __hash__ = None  # type: ignore[assignment]
+    # numpy's ndarray operators defer to ours (np_array + x gives an Array, computed zero-copy)
+    __array_priority__ = 100.0
 
     # ---------------------------------------------------------------- operators
     # Each operator is the namespace's elementwise function (which carries the standard's special
@@ -459,212 +466,296 @@ class Array:
 
     def __add__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.add(self, other)
 
     def __radd__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.add(other, self)
 
     def __iadd__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_add, other)
 
     def __sub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.subtract(self, other)
 
     def __rsub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.subtract(other, self)
 
     def __isub__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_subtract, other)
 
     def __mul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.multiply(self, other)
 
     def __rmul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.multiply(other, self)
 
     def __imul__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_multiply, other)
 
     def __truediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.divide(self, other)
 
     def __rtruediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.divide(other, self)
 
     def __itruediv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_divide, other)
 
     def __floordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.floor_divide(other, self)
 
     def __ifloordiv__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place(_ops.floor_divide, other)
 
     def __mod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.remainder(self, other)
 
     def __rmod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.remainder(other, self)
 
     def __imod__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_remainder, other)
 
     def __pow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.pow(self, other)
 
     def __rpow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.pow(other, self)
 
     def __ipow__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_power, other)
 
     def __and__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_and(self, other)
 
     def __rand__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_and(other, self)
 
     def __iand__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_bitwise_and, other)
 
     def __or__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_or(self, other)
 
     def __ror__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_or(other, self)
 
     def __ior__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_bitwise_or, other)
 
     def __xor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_xor(self, other)
 
     def __rxor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_xor(other, self)
 
     def __ixor__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_bitwise_xor, other)
 
     def __lshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_left_shift(self, other)
 
     def __rlshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_left_shift(other, self)
 
     def __ilshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_left_shift, other)
 
     def __rshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_right_shift(self, other)
 
     def __rrshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.bitwise_right_shift(other, self)
 
     def __irshift__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return self._in_place_ufunc(_ops._np_right_shift, other)
 
     def __lt__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.less(self, other)
 
     def __le__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.less_equal(self, other)
 
     def __gt__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.greater(self, other)
 
     def __ge__(self, other: Any, /) -> Array:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.greater_equal(self, other)
 
     def __eq__(self, other: Any, /) -> Array:  # type: ignore[override]
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.equal(self, other)
 
     def __ne__(self, other: Any, /) -> Array:  # type: ignore[override]
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            return NotImplemented
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
         return _ops.not_equal(self, other)
 
     def __neg__(self, /) -> Array:
@@ -782,7 +873,9 @@ def wrap(native: Any) -> Array:
     array._owner = native
     array._data = None
     array._dtype = BY_NUMPY[native.dtype]
-    array._device = CPU
+    base = native.base
+    # a view of pinned/managed host memory stays on that device; new memory is the CPU's
+    array._device = base.device if type(base) is _HostBuffer else CPU
     return array
 
 
@@ -794,6 +887,15 @@ def _wrap_cuda(native: Any) -> Array:
     array._dtype = BY_NUMPY[native.dtype]
     array._device = device_of(DLDeviceType.CUDA, native.device.id)
     return array
+
+
+def _foreign_operand(value: Any) -> Array | None:
+    """A numpy array or numpy scalar operand as an Array (zero-copy for arrays); None otherwise."""
+    if isinstance(value, _ndarray):
+        return wrap(value) if value.dtype in BY_NUMPY else None
+    if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
+        return wrap(_asarray(value))
+    return None
 
 
 def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

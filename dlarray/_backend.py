@@ -36,11 +36,12 @@ class _HostBuffer:
     stays valid for as long as the numpy view (or anything viewing it) lives.
     """
 
-    __slots__ = ("__array_interface__", "owner")
+    __slots__ = ("__array_interface__", "owner", "device")
 
-    def __init__(self, interface: dict[str, Any], owner: Any) -> None:
+    def __init__(self, interface: dict[str, Any], owner: Any, device: Any) -> None:
         self.__array_interface__ = interface
         self.owner = owner
+        self.device = device  # views of this memory keep the Array's device
 
 
 def host_view(array: Array) -> np.ndarray:
@@ -69,7 +70,7 @@ def host_view(array: Array) -> np.ndarray:
         "data": (address, array.readonly),
         "strides": tuple(s * itemsize for s in array._strides),
     }
-    return np.asarray(_HostBuffer(interface, array._owner))
+    return np.asarray(_HostBuffer(interface, array._owner, array._device))
 
 
 def opaque_host_view(array: Array) -> np.ndarray:
@@ -79,7 +80,7 @@ def opaque_host_view(array: Array) -> np.ndarray:
     ``_dlpack._produce``); nothing reads through it, so the address may be device memory.
     """
     itemsize = array._dtype.itemsize
-    unsigned = np.dtype(f"u{itemsize}")
+    unsigned = _SAME_WIDTH[itemsize]
     address = array._data + array._offset
     interface = {
         "version": 3,
@@ -88,7 +89,11 @@ def opaque_host_view(array: Array) -> np.ndarray:
         "data": (address or _EMPTY_ADDRESS, array.readonly),
         "strides": tuple(s * itemsize for s in array._strides),
     }
-    return np.asarray(_HostBuffer(interface, array._owner))
+    return np.asarray(_HostBuffer(interface, array._owner, array._device))
+
+
+# A numpy type numpy's DLPack producer accepts, per element width (16 bytes: complex128).
+_SAME_WIDTH = {1: np.dtype("u1"), 2: np.dtype("u2"), 4: np.dtype("u4"), 8: np.dtype("u8"), 16: np.dtype("c16")}
 
 
 class _DLPackHandle:

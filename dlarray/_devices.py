@@ -67,7 +67,13 @@ _cache: dict[tuple[int, int], Device] = {}
 
 
 def device_of(device_type: int, device_id: int) -> Device:
-    """The (interned) Device for a DLPack ``(device_type, device_id)`` pair."""
+    """The (interned) Device for a DLPack ``(device_type, device_id)`` pair.
+
+    The host has one memory: a CPU ``device_id`` other than 0 (which DLPack does not use) is read
+    as 0, so that all host arrays share one device and mix freely.
+    """
+    if device_type == DLDeviceType.CPU:
+        device_id = 0
     key = (device_type, device_id)
     found = _cache.get(key)
     if found is None:

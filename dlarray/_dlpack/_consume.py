@@ -39,6 +39,7 @@ _USED_VERSIONED_NAME = _capi.static_c_string(b"used_dltensor_versioned")
 _USED_LEGACY_NAME = _capi.static_c_string(b"used_dltensor")
 
 _INT64_MAX = (1 << 63) - 1
+_ADDRESS_END = 1 << 64
 _VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
 _INT64_1 = struct.Struct("@q").unpack
 _FLAGS_AT = struct.Struct(f"@{VERSIONED_PREFIX_LAYOUT.size - 8}xQ").unpack_from
@@ -227,15 +228,23 @@ def _read_tensor(
     )
     if (code, bits) not in _VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
         _refuse_dtype_or_device(code, bits, lanes, device_type)
+    itemsize = (bits + 7) >> 3
     if ndim == 1 and shape_ptr:  # the common case, without loops
         extent = _INT64_1(_string_at(shape_ptr, 8))[0]
         if extent < 0:
             raise BufferError(f"DLPack tensor has a negative dimension in shape ({extent},)")
         shape = (extent,)
         strides = _INT64_1(_string_at(strides_ptr, 8)) if strides_ptr else (1,)
-        if extent > 1 and abs(strides[0]) * (extent - 1) > _INT64_MAX:
-            raise BufferError(f"DLPack tensor strides {strides} overflow int64")
         size = extent
+        step = strides[0] * itemsize
+        if not -_INT64_MAX <= step <= _INT64_MAX or extent * itemsize > _INT64_MAX:
+            _refuse_extent(shape, strides, itemsize)
+        low = high = data + byte_offset
+        if extent > 1:
+            if step < 0:
+                low += step * (extent - 1)
+            else:
+                high += step * (extent - 1)
     elif ndim:
         if not 0 < ndim <= MAX_NDIM:
             raise BufferError(f"DLPack tensor has ndim={ndim}; expected 0 <= ndim <= {MAX_NDIM}")
@@ -247,20 +256,39 @@ def _read_tensor(
             if extent < 0:
                 raise BufferError(f"DLPack tensor has a negative dimension in shape {shape}")
             size *= extent
-        if size > _INT64_MAX:
-            raise BufferError(f"DLPack tensor shape {shape} overflows int64 in its size")
-        if strides_ptr:
-            strides = _read_int64s(strides_ptr, ndim)
-            if size and sum(abs(s) * (n - 1) for s, n in zip(strides, shape)) > _INT64_MAX:
-                raise BufferError(f"DLPack tensor strides {strides} overflow int64")
-        else:
-            strides = _contiguous_strides(shape)
+        strides = _read_int64s(strides_ptr, ndim) if strides_ptr else _contiguous_strides(shape)
+        low = high = data + byte_offset
+        for stride, extent in zip(strides, shape):
+            step = stride * itemsize
+            if not -_INT64_MAX <= step <= _INT64_MAX:
+                _refuse_extent(shape, strides, itemsize)
+            if extent > 1:
+                if step < 0:
+                    low += step * (extent - 1)
+                else:
+                    high += step * (extent - 1)
+        if size and (size * itemsize > _INT64_MAX or high - low > _INT64_MAX):
+            _refuse_extent(shape, strides, itemsize)
     else:
         shape = strides = ()
         size = 1
-    if not data and size:
-        raise BufferError("DLPack tensor has a NULL data pointer but a non-zero size")
+        low = high = data + byte_offset
+    if size:
+        if not data:
+            raise BufferError("DLPack tensor has a NULL data pointer but a non-zero size")
+        if byte_offset > _INT64_MAX or low < 0 or high + itemsize > _ADDRESS_END:
+            raise BufferError(
+                f"DLPack tensor's data ({data:#x}) + byte_offset ({byte_offset}) and strides reach "
+                f"outside the address space"
+            )
     return _new_info((data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version))
+
+
+def _refuse_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> None:
+    raise BufferError(
+        f"DLPack tensor shape {shape} with strides {strides} (elements of {itemsize} bytes) "
+        f"overflows int64 in bytes"
+    )
 
 
 def _refuse_dtype_or_device(code: int, bits: int, lanes: int, device_type: int) -> None:
