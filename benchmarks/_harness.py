@@ -3,7 +3,8 @@
 Times are medians over repeats of a tight loop (``timeit`` with ``time.perf_counter_ns``; the loop
 count is calibrated so that one repeat lasts ``min_time`` seconds). The statement is compiled into
 the loop by ``timeit``, so no Python call wrapper is timed with it. Garbage collection is off
-during a repeat, as ``timeit`` does by default.
+during a repeat, as ``timeit`` does by default. Statements that are compared with each other are
+measured in rounds (one repeat of each per round), so that a change of load hits them alike.
 """
 
 from __future__ import annotations
@@ -63,11 +64,29 @@ def _calibrate(timer: timeit.Timer, min_ns: float) -> int:
 
 def measure(stmt: str, namespace: dict[str, Any], settings: Settings) -> Timing:
     """Time ``stmt`` (evaluated in ``namespace``); exceptions propagate from a first, untimed run."""
-    exec(stmt, namespace)  # raises here, outside the timed loop, if the statement cannot run
-    timer = timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns)
-    number = _calibrate(timer, settings.min_time * 1e9)
-    per_call = [timer.timeit(number) / number / 1000.0 for _ in range(settings.repeats)]
-    return Timing(statistics.median(per_call), min(per_call), number, settings.repeats)
+    return measure_interleaved([(stmt, namespace)], settings)[0]
+
+
+def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settings) -> list[Timing]:
+    """Time several statements in rounds: one repeat of each per round, ``settings.repeats`` rounds.
+
+    Interleaving spreads a change of machine load over all statements alike, so the ratios between
+    them (what the targets are) stay meaningful on a machine that is not quiet. A statement that
+    raises does so in the calibration, before anything is timed.
+    """
+    timers, numbers = [], []
+    for stmt, namespace in jobs:
+        timer = timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns)
+        timers.append(timer)
+        numbers.append(_calibrate(timer, settings.min_time * 1e9))
+    samples: list[list[float]] = [[] for _ in jobs]
+    for _ in range(settings.repeats):
+        for timer, number, per_call in zip(timers, numbers, samples):
+            per_call.append(timer.timeit(number) / number / 1000.0)
+    return [
+        Timing(statistics.median(per_call), min(per_call), number, settings.repeats)
+        for per_call, number in zip(samples, numbers)
+    ]
 
 
 @dataclass
@@ -77,17 +96,25 @@ class Results:
     timings: dict[str, dict[str, Timing | None]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
 
-    def run(self, name: str, case: str, stmt: str, namespace: dict[str, Any], settings: Settings) -> Timing | None:
-        """Measure one statement; an exception records the operation as unavailable ("n/a")."""
-        row = self.timings.setdefault(name, {})
-        try:
-            timing = measure(stmt, namespace, settings)
-        except Exception as error:  # any failure of the measured library makes the row "n/a"
-            self.errors.setdefault(name, f"{type(error).__name__}: {error}".splitlines()[0][:200])
-            row[case] = None
-            return None
-        row[case] = timing
-        return timing
+    def run(self, jobs: list[tuple[str, str, str, dict[str, Any]]], settings: Settings) -> None:
+        """Measure ``(name, case, statement, namespace)`` jobs, interleaved (see measure_interleaved).
+
+        A statement that raises records its operation as unavailable ("n/a") with the error; the
+        others are measured as usual.
+        """
+        runnable = []
+        for name, case, stmt, namespace in jobs:
+            row = self.timings.setdefault(name, {})
+            try:
+                exec(stmt, namespace)
+            except Exception as error:  # any failure of the measured library makes the row "n/a"
+                self.errors.setdefault(name, f"{type(error).__name__}: {error}".splitlines()[0][:200])
+                row[case] = None
+                continue
+            runnable.append((name, case, stmt, namespace))
+        timings = measure_interleaved([(stmt, ns) for _, _, stmt, ns in runnable], settings)
+        for (name, case, _, _), timing in zip(runnable, timings):
+            self.timings[name][case] = timing
 
     def median(self, name: str, case: str) -> float | None:
         timing = self.timings.get(name, {}).get(case)

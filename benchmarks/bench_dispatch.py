@@ -94,10 +94,13 @@ def run_case(case: Case, modules: dict[str, Any], settings: Settings, results: R
     """Time every operation of ``case`` on every library."""
     spaces = _namespaces(case, modules)
     print(f"{case.name}: timing {len(case.operations())} operations x {len(modules)} libraries", flush=True)
-    for label, stmt in case.operations():
-        for library in modules:
-            results.run(f"{library}|{label}", case.name, stmt, spaces[library], settings)
-    del spaces
+    jobs = [
+        (f"{library}|{label}", case.name, stmt, spaces[library])
+        for label, stmt in case.operations()
+        for library in modules
+    ]
+    results.run(jobs, settings)  # interleaved: the libraries see the same load
+    del spaces, jobs
     gc.collect()
 
 

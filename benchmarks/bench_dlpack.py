@@ -19,6 +19,7 @@ import gc
 import os
 import resource
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -70,14 +71,15 @@ DLARRAY_IMPORTS = ["dlarray.from_dlpack(numpy)", "dlarray.from_dlpack(torch)", "
 
 # --compare: every consumer reads every producer's object (not its own). pydlpack "consumes" by
 # wrapping (asdlpack); as a producer it wraps the numpy array afresh in each call, because a
-# pydlpack object can be consumed only once.
+# pydlpack object can be consumed only once. jax imports asynchronously (a copy, where it makes
+# one, runs on its thread pool after the call returns): the statement waits for the result.
 CONSUMERS = {
-    "dlarray": "dl_from",
-    "numpy": "np_from",
-    "torch": "torch_from",
-    "jax": "jax_from",
-    "array_api_strict": "xs_from",
-    "pydlpack": "asdlpack",
+    "dlarray": "dl_from({})",
+    "numpy": "np_from({})",
+    "torch": "torch_from({})",
+    "jax": "jax_from({}).block_until_ready()",
+    "array_api_strict": "xs_from({})",
+    "pydlpack": "asdlpack({})",
 }
 PRODUCERS = {
     "numpy": "a",
@@ -140,7 +142,7 @@ def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any
     if compare:
         jax, xs = peers.get("jax"), peers.get("array_api_strict")
         ns["jax_from"] = jax.dlpack.from_dlpack if jax else _missing("jax")
-        ns["j"] = jax.device_put(a) if jax else None
+        ns["j"] = jax.device_put(a).block_until_ready() if jax else None
         ns["xs_from"] = xs.from_dlpack if xs else _missing("array_api_strict")
         ns["s"] = xs.asarray(a) if xs else None
     return ns
@@ -149,7 +151,7 @@ def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any
 def _compare_ops(main_names: set[str]) -> list[tuple[str, str]]:
     """(label, statement) for every consumer/producer pair not already timed by the main set."""
     ops = []
-    for consumer, function in CONSUMERS.items():
+    for consumer, template in CONSUMERS.items():
         for producer, obj in PRODUCERS.items():
             if consumer == producer:
                 continue
@@ -160,22 +162,27 @@ def _compare_ops(main_names: set[str]) -> list[tuple[str, str]]:
             else:
                 label = f"{consumer}.from_dlpack({producer})"
             if label not in main_names:
-                ops.append((label, f"{function}({obj})"))
+                ops.append((label, template.format(obj)))
     return ops
 
 
 def run_latency(sizes: list[int], settings: Settings, peers: dict[str, Any], compare: bool) -> tuple[Results, list[str]]:
-    """Time the main (and with ``compare`` the peer) operations at every size."""
+    """Time the main (and with ``compare`` the peer) operations at every size.
+
+    All sizes are allocated first and every (operation, size) pair is measured in the same rounds,
+    so that flatness over sizes and ratios between operations are not skewed by a change of load.
+    """
     main = MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES
     ops = main + (_compare_ops({label for label, _ in main}) if compare else [])
+    spaces = {size: _namespace(size, peers, compare) for size in sizes}
+    jobs = [(label, str(size), stmt, spaces[size]) for size in sizes for label, stmt in ops]
+    print(f"timing {len(ops)} operations x {len(sizes)} sizes, {settings.repeats} interleaved rounds", flush=True)
+    started = time.perf_counter()
     results = Results()
-    for size in sizes:
-        ns = _namespace(size, peers, compare)
-        print(f"size {size:>11,}: timing {len(ops)} operations", flush=True)
-        for label, stmt in ops:
-            results.run(label, str(size), stmt, ns, settings)
-        del ns
-        gc.collect()
+    results.run(jobs, settings)
+    print(f"done in {time.perf_counter() - started:.0f} s", flush=True)
+    del spaces, jobs
+    gc.collect()
     return results, [label for label, _ in ops]
 
 

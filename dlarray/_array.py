@@ -321,7 +321,10 @@ class Array:
                     raise BufferError(
                         f"exporting to {target} needs a copy from {device}, and copy=False forbids it"
                     )
-                source = self.to_device(target)
+                try:
+                    source = self.to_device(target)
+                except _backend.BackendUnavailable as exc:
+                    raise BufferError(f"cannot export to {target}: {exc}") from None
                 copied = True
         copy_now = bool(copy) and not copied
         if not versioned and source.readonly and not copy_now:

@@ -34,6 +34,13 @@ class Device:
 
     ``str(device)`` is ``"cpu"`` for the host and ``"<type>:<index>"`` otherwise (``"cuda:1"``).
     Devices compare equal when type and index are equal.
+
+    Attributes
+    ----------
+    type : DLDeviceType
+        The DLPack device type (CPU, CUDA, CUDA_HOST, ROCM, ...).
+    id : int
+        The device index within that type (always 0 for the CPU).
     """
 
     __slots__ = ("type", "id")

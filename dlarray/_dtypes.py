@@ -28,6 +28,9 @@ class DType:
     kind : str
         ``"bool"``, ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``,
         ``"complex floating"`` or, for types outside the Array API, ``"extended floating"``.
+    numpy_dtype : numpy.dtype or None
+        The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
+        float8/6/4), which are held and exchanged but not computed with.
     """
 
     __slots__ = ("name", "code", "bits", "kind", "numpy_dtype", "__weakref__")

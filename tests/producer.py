@@ -177,6 +177,7 @@ def make_capsule(
     fill: bytes | None = None,
     guard: bool = False,
     header_bytes: int | None = None,
+    bare: bool = False,
 ) -> Made:
     """Build a DLPack capsule with the given field values (no validation at all).
 
@@ -185,7 +186,8 @@ def make_capsule(
     the start of the data buffer; ``guard`` puts the struct, the shape and the strides each just
     before an inaccessible page; with ``guard``, ``header_bytes`` makes only that many bytes of the
     struct readable (e.g. the stable version/manager_ctx/deleter prefix of a versioned struct
-    with an unknown major version): fields past them are not written.
+    with an unknown major version): fields past them are not written. ``bare`` makes no capsule:
+    the struct is handed over as a pointer (``Made.address``), as the C exchange API does.
     """
     count = 1
     for n in shape:
@@ -238,7 +240,7 @@ def make_capsule(
     name_buffer = _NAMES.get(capsule_name) or _NAMES.setdefault(
         capsule_name, ctypes.create_string_buffer(capsule_name)
     )
-    capsule = _new_capsule(address, name_buffer, DESTRUCTOR)
+    capsule = None if bare else _new_capsule(address, name_buffer, DESTRUCTOR)
     return Made(capsule, address, data, data_address, serial)
 
 
@@ -284,3 +286,56 @@ class Producer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.fields.get("device", (1, 0))
+
+
+# --------------------------------------------------------------------------- C exchange API
+# DLPack 1.2's ``__dlpack_c_exchange_api__``: a capsule on the producer TYPE holding a static
+# DLPackExchangeAPI struct; its managed_tensor_from_py_object_no_sync(obj, out) hands over a
+# DLManagedTensorVersioned* directly, ownership included, no capsule involved.
+
+
+class _ExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.c_void_p),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+_FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+
+
+def _exchange_from_py(obj: Any, out: Any, _make: Any = make_capsule) -> int:
+    made = _make(bare=True, versioned=True, **obj.fields)
+    obj.exchanged.append(made)
+    out[0] = made.address
+    return 0
+
+
+_EXCHANGE_FUNCTION = _FROM_PY(_exchange_from_py)
+_EXCHANGE_API = _ExchangeAPI(1, 3, None, None, ctypes.cast(_EXCHANGE_FUNCTION, ctypes.c_void_p).value)
+_EXCHANGE_NAME = ctypes.create_string_buffer(b"dlpack_exchange_api")
+_new_plain_capsule = ctypes.pythonapi["PyCapsule_New"]
+_new_plain_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_new_plain_capsule.restype = ctypes.py_object
+for _immortal in (_EXCHANGE_FUNCTION, _EXCHANGE_API, _EXCHANGE_NAME):
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(_immortal))
+
+
+class ExchangeProducer(Producer):
+    """A producer whose type carries the C exchange API; ``__dlpack__`` remains as the fallback.
+
+    Tensors handed over through the exchange function are recorded in ``exchanged``, those made
+    by ``__dlpack__`` in ``made``.
+    """
+
+    __dlpack_c_exchange_api__ = _new_plain_capsule(
+        ctypes.addressof(_EXCHANGE_API), _EXCHANGE_NAME, None
+    )
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.exchanged: list[Made] = []

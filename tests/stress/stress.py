@@ -9,13 +9,14 @@ summary line; the exit status is 1 if any check failed.
 The checks:
 
 ``exactly-once``
-    Imports mixing versioned and legacy capsules, producer objects, views, slices, exports that
-    are consumed (by dlarray, numpy, torch) or dropped, refused capsules, unknown major versions,
-    double consumption, copies and reference cycles. Every test-producer tensor must see its
-    deleter exactly once, none a second time, and none may be left alive at the end.
+    Imports mixing versioned and legacy capsules, producer objects (with ``__dlpack__`` or the C
+    exchange API), views, slices, exports that are consumed (by dlarray, numpy, torch) or dropped,
+    refused capsules, unknown major versions, double consumption, copies and reference cycles.
+    Every test-producer tensor must see its deleter exactly once, none a second time, and none may
+    be left alive at the end.
 ``rss``
     Import/export/capsule cycles (numpy, legacy and versioned capsules, the ctypes test producer,
-    torch, read-only buffers, reference cycles): resident memory may grow by less than 4 MiB over
+    torch through its C exchange API, read-only buffers, reference cycles): resident memory may grow by less than 4 MiB over
     the run after a warm-up, and no dlarray object may be left behind.
 ``tracemalloc``
     The same cycles under tracemalloc, filtered on dlarray's own files: their allocations may not
@@ -268,10 +269,23 @@ def _op_cycle(rng, keep, serials):
     cycle.append(cycle)  # only the cyclic collector frees this one
 
 
+def _op_exchange_api(rng, keep, serials):
+    # the C exchange API: the struct arrives without a capsule; off the CPU it is let go and
+    # __dlpack__ asked instead; a malformed one is refused and deleted at once
+    fields = rng.choice([{}, {"device": (2, 0)}, {"lanes": 2}, {"version": (2, 0)}, {"flags": FLAG_READ_ONLY}])
+    source = producer.ExchangeProducer(shape=(3, 4), **fields)
+    try:
+        x = dlarray.from_dlpack(source)
+        keep.append(x[::2])
+    except BufferError:
+        assert "lanes" in fields or "version" in fields
+    serials.extend(m.serial for m in source.exchanged + source.made)
+
+
 MIXED_OPS: list[Callable[..., None]] = [
     _op_unconsumed, _op_view, _op_producer_object, _op_export_consumed, _op_export_dropped,
     _op_numpy_consumer, _op_torch_consumer, _op_refused, _op_unknown_major, _op_double_consume,
-    _op_copy, _op_chain, _op_cycle,
+    _op_copy, _op_chain, _op_cycle, _op_exchange_api,
 ]
 
 
@@ -434,7 +448,7 @@ class _Released:
 
 def _thread_work(rng: random.Random, shared: deque, serials: list[int], released: _Released) -> int:
     """One step of a worker thread; returns 1 (a count of steps)."""
-    choice = rng.randrange(9)
+    choice = rng.randrange(10)
     if choice == 0:  # test producer, view, numpy consumer
         made, dtype = _fresh(rng)
         serials.append(made.serial)
@@ -485,6 +499,10 @@ def _thread_work(rng: random.Random, shared: deque, serials: list[int], released
         serials.append(made.serial)
         x = dlarray.from_dlpack(made.capsule)
         shared.append(dlarray.from_dlpack(x.__dlpack__(max_version=(1, 3))))
+    elif choice == 8:  # C exchange API producer, the array handed to another thread
+        source = producer.ExchangeProducer(shape=(4, 2), device=rng.choice([(1, 0), (2, 0)]))
+        shared.append(dlarray.from_dlpack(source).T)
+        serials.extend(m.serial for m in source.exchanged + source.made)
     else:  # bytes and read-only re-exports
         ro = dlarray.asarray(_READONLY_BYTES)
         info, owner = consume_capsule(ro.__dlpack__(max_version=(1, 3)))
@@ -549,7 +567,7 @@ def threads(seconds: float, count: int = 8, seed: int = 0) -> Outcome:
 
 FULL = {"mixed": 100_000, "cycles": 300_000, "warmup": 20_000, "traced": 20_000, "seconds": 10.0}
 QUICK = {"mixed": 3_000, "cycles": 6_000, "warmup": 1_000, "traced": 1_000, "seconds": 1.5}
-VALGRIND_QUICK = {"mixed": 600, "cycles": 0, "warmup": 50, "traced": 100, "seconds": 3.0}
+VALGRIND_QUICK = {"mixed": 2_000, "cycles": 0, "warmup": 50, "traced": 200, "seconds": 3.0}
 
 
 def main(argv: list[str] | None = None) -> int:
