@@ -28,6 +28,7 @@ from ._dlpack import (
     FLAG_READ_ONLY,
     DLDeviceType,
     TensorInfo,
+    contiguous_strides,
     retarget_capsule,
 )
 from ._backend import _HostBuffer
@@ -250,7 +251,7 @@ class Array:
             raise AttributeError(f"the CUDA Array Interface has no typestr for {self._dtype}")
         self._ensure_metadata()
         itemsize = numpy_dtype.itemsize
-        contiguous = self._strides == _c_strides(self._shape)
+        contiguous = self._strides == contiguous_strides(self._shape)
         return {
             "version": 3,
             "shape": self._shape,
@@ -899,16 +900,6 @@ def _foreign_operand(value: Any) -> Array | None:
     if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
         return wrap(_asarray(value))
     return None
-
-
-def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array of ``shape``."""
-    strides = []
-    step = 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
 
 
 def _target_device(dl_device: Any) -> Device:

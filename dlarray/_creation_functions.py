@@ -19,6 +19,7 @@ from ._dlpack import (
     DLDeviceType,
     TensorInfo,
     consume_capsule,
+    contiguous_strides,
 )
 from ._dlpack._consume import take_versioned
 from ._dlpack._exchange import importer_for
@@ -261,39 +262,22 @@ def copy_bytes(array: Array) -> Array:
             "data": (array._data + array._offset if array.size else 1, True),
             "strides": tuple(s * dtype.itemsize for s in array._strides),
         }
-        raw = np.array(_Holder(interface, array._owner), copy=True, order="C")
+        raw = np.array(_backend._HostBuffer(interface, array._owner, array._device), copy=True, order="C")
     info = TensorInfo(
-        raw.__array_interface__["data"][0], 0, array._shape, _c_strides(array._shape),
+        raw.__array_interface__["data"][0], 0, array._shape, contiguous_strides(array._shape),
         dtype.code, dtype.bits, int(array._device.type), array._device.id,
         array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
     )
     return Array._from_tensor(info, raw)
 
 
-class _Holder:
-    __slots__ = ("__array_interface__", "owner")
-
-    def __init__(self, interface: dict[str, Any], owner: Any) -> None:
-        self.__array_interface__ = interface
-        self.owner = owner
-
-
 def _packed_bytes(array: Array) -> bytes:
     import ctypes
 
-    if array._strides != _c_strides(array._shape):
+    if array._strides != contiguous_strides(array._shape):
         raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied")
     count = (array.size * array._dtype.bits + 7) // 8
     return ctypes.string_at(array._data + array._offset, count) if count else b""
-
-
-def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides = []
-    step = 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
 
 
 # ================================================================================== new arrays
@@ -387,7 +371,7 @@ def bits_view(array: Array) -> np.ndarray:
         "data": (address if address and array.size else _EMPTY_BITS.ctypes.data, readonly),
         "strides": tuple(s * unsigned.itemsize for s in array._strides),
     }
-    return np.asarray(_Holder(interface, array._owner))
+    return np.asarray(_backend._HostBuffer(interface, array._owner, array._device))
 
 
 _EMPTY_BITS = np.zeros(16, dtype=np.uint8)

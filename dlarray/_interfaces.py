@@ -10,7 +10,14 @@ import struct
 import sys
 from typing import Any
 
-from ._dlpack import FLAG_READ_ONLY, MAX_NDIM, DLDataTypeCode, DLDeviceType, TensorInfo
+from ._dlpack import (
+    FLAG_READ_ONLY,
+    MAX_NDIM,
+    DLDataTypeCode,
+    DLDeviceType,
+    TensorInfo,
+    contiguous_strides,
+)
 
 _LITTLE = sys.byteorder == "little"
 
@@ -129,12 +136,7 @@ def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
 
 
 def _contiguous_byte_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides = []
-    step = itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
+    return tuple(step * itemsize for step in contiguous_strides(shape))
 
 
 def _element_strides(byte_strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:

@@ -3,7 +3,14 @@
 Nothing here imports numpy; the package could be lifted out alone.
 """
 
-from ._consume import CapsuleType, ImportedTensor, TensorInfo, capsule_name, consume_capsule
+from ._consume import (
+    CapsuleType,
+    ImportedTensor,
+    TensorInfo,
+    capsule_name,
+    consume_capsule,
+    contiguous_strides,
+)
 from ._produce import retarget_capsule
 from ._structs import (
     DLPACK_VERSION,
@@ -28,5 +35,6 @@ __all__ = [
     "TensorInfo",
     "capsule_name",
     "consume_capsule",
+    "contiguous_strides",
     "retarget_capsule",
 ]

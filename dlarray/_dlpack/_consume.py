@@ -256,7 +256,7 @@ def _read_tensor(
             if extent < 0:
                 raise BufferError(f"DLPack tensor has a negative dimension in shape {shape}")
             size *= extent
-        strides = _read_int64s(strides_ptr, ndim) if strides_ptr else _contiguous_strides(shape)
+        strides = _read_int64s(strides_ptr, ndim) if strides_ptr else contiguous_strides(shape)
         low = high = data + byte_offset
         for stride, extent in zip(strides, shape):
             step = stride * itemsize
@@ -311,7 +311,8 @@ def _read_int64s(address: int, count: int) -> tuple[int, ...]:
     return reader(_string_at(address, 8 * count))
 
 
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of ``shape``."""
     strides = []
     step = 1
     for extent in reversed(shape):
