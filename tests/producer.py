@@ -15,11 +15,10 @@ from collections import Counter
 from typing import Any
 
 from dlarray._dlpack._structs import (
+    LEGACY_SIZE,
     TENSOR_LAYOUT,
-    TENSOR_SIZE,
     VERSIONED_PREFIX_LAYOUT,
     VERSIONED_SIZE,
-    LEGACY_SIZE,
 )
 
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

@@ -18,7 +18,7 @@ CHECKS = ("exactly-once", "rss", "tracemalloc", "threads")
 
 def _run(*flags: str, timeout: int) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *flags], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, check=False)
 
 
 def _assert_passed(result: subprocess.CompletedProcess) -> None:

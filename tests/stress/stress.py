@@ -42,19 +42,20 @@ import time
 import tracemalloc
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-import numpy as np  # noqa: E402
+import numpy as np
+import producer
 
-import dlarray  # noqa: E402
-import producer  # noqa: E402
-from dlarray._dlpack import FLAG_READ_ONLY, consume_capsule  # noqa: E402
+import dlarray
+from dlarray._dlpack import FLAG_READ_ONLY, consume_capsule
 
 try:
     import torch
@@ -132,8 +133,8 @@ def _fresh(rng: random.Random, **extra: Any) -> tuple[producer.Made, tuple]:
     if ndim == 2 and rng.random() < 0.3:
         strides = (1, shape[0])  # column-major, same buffer size
     flags = FLAG_READ_ONLY if rng.random() < 0.2 else 0
-    options = dict(shape=shape, strides=strides, code=dtype[0], bits=dtype[1], flags=flags,
-                   versioned=rng.random() < 0.5)
+    options = {"shape": shape, "strides": strides, "code": dtype[0], "bits": dtype[1],
+               "flags": flags, "versioned": rng.random() < 0.5}
     options.update(extra)
     return producer.make_capsule(**options), dtype
 
@@ -529,7 +530,7 @@ def threads(seconds: float, count: int = 8, seed: int = 0) -> Outcome:
             barrier.wait()
             while time.perf_counter() < deadline:
                 steps[index] += _thread_work(rng, shared, serials[index], released)
-        except BaseException as exc:  # reported in the outcome
+        except BaseException as exc:  # noqa: BLE001 - any failure is reported in the outcome
             errors.append(f"thread {index}: {type(exc).__name__}: {exc}")
 
     interval = sys.getswitchinterval()
@@ -595,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, check in checks:
         try:
             outcome = check()
-        except Exception as exc:  # a check that blows up is a failure, not a crash of the run
+        except Exception as exc:  # noqa: BLE001 - a check that blows up is a failure, not a crash
             import traceback
 
             traceback.print_exc()
