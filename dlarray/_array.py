@@ -351,6 +351,7 @@ class Array:
         if exact:
             view = self._native if type(self._native) is _ndarray else self._as_native()
         else:
+            self._ensure_metadata()
             view = _backend.opaque_host_view(self)
         capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
         if not exact or set_flags:
@@ -878,6 +879,8 @@ def wrap(native: Any) -> Array:
     array._data = None
     array._dtype = BY_NUMPY[native.dtype]
     base = native.base
+    if type(base) is _ndarray:  # numpy stops collapsing a view's base at the host view
+        base = base.base
     # a view of pinned/managed host memory stays on that device; new memory is the CPU's
     array._device = base.device if type(base) is _HostBuffer else CPU
     return array

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 from typing import Any, NamedTuple
 
 from . import _capi
@@ -39,6 +40,7 @@ _USED_VERSIONED_NAME = _capi.static_c_string(b"used_dltensor_versioned")
 _USED_LEGACY_NAME = _capi.static_c_string(b"used_dltensor")
 
 _INT64_MAX = (1 << 63) - 1
+_consume_lock = threading.Lock()
 _ADDRESS_END = 1 << 64
 _VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
 _INT64_1 = struct.Struct("@q").unpack
@@ -164,6 +166,13 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     """
     if type(capsule) is not CapsuleType:
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
+    # The name check and the rename must be one step: two threads consuming one capsule would
+    # otherwise both take it, and its deleter would run twice.
+    with _consume_lock:
+        return _consume_locked(capsule)
+
+
+def _consume_locked(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     name = _get_name(capsule)
     if name == VERSIONED_NAME:
         managed = _get_pointer(capsule, VERSIONED_NAME)
@@ -267,7 +276,11 @@ def _read_tensor(
                     low += step * (extent - 1)
                 else:
                     high += step * (extent - 1)
-        if size and (size * itemsize > _INT64_MAX or high - low > _INT64_MAX):
+        if size:
+            if size * itemsize > _INT64_MAX or high - low > _INT64_MAX:
+                _refuse_extent(shape, strides, itemsize)
+        elif _product_of_nonzero(shape) * itemsize > _INT64_MAX:
+            # empty, but numpy (and most consumers) cannot describe such a shape at all
             _refuse_extent(shape, strides, itemsize)
     else:
         shape = strides = ()
@@ -282,6 +295,14 @@ def _read_tensor(
                 f"outside the address space"
             )
     return _new_info((data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version))
+
+
+def _product_of_nonzero(shape: tuple[int, ...]) -> int:
+    product = 1
+    for extent in shape:
+        if extent:
+            product *= extent
+    return product
 
 
 def _refuse_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> None:

@@ -21,7 +21,13 @@ from __future__ import annotations
 import ctypes
 
 from . import _capi
-from ._structs import VERSIONED_TENSOR_OFFSET, DLManagedTensorVersioned, DLTensor
+from ._structs import (
+    VERSIONED_TENSOR_OFFSET,
+    DLDataTypeCode,
+    DLManagedTensorVersioned,
+    DLPackVersion,
+    DLTensor,
+)
 
 _VERSIONED_NAME = b"dltensor_versioned"
 _LEGACY_NAME = b"dltensor"
@@ -31,6 +37,8 @@ _DEVICE = DLTensor.device.offset
 _DTYPE = DLTensor.dtype.offset
 _BYTE_OFFSET = DLTensor.byte_offset.offset
 _FLAGS = DLManagedTensorVersioned.flags.offset
+_MINOR = DLManagedTensorVersioned.version.offset + DLPackVersion.minor.offset
+_FIRST_DLPACK_1_1_CODE = DLDataTypeCode.FLOAT8_E3M4
 _pack_device = ctypes.c_int32 * 2
 
 
@@ -49,7 +57,9 @@ def retarget_capsule(
     """Rewrite the data pointer, dtype, device and (versioned) flags of a fresh DLPack capsule.
 
     Shape, strides, ndim, the deleter and the manager context are left as the producer wrote them.
-    ``set_flags`` bits are OR-ed into the versioned flags (ignored for a legacy capsule).
+    ``set_flags`` bits are OR-ed into the versioned flags (ignored for a legacy capsule). A dtype
+    code from DLPack 1.1 on (float8/6/4) raises a versioned struct's minor version to 1 at least,
+    so that consumers know the code is meant.
     """
     name = _VERSIONED_NAME if versioned else _LEGACY_NAME
     managed = _capi.capsule_get_pointer(capsule, name)
@@ -61,7 +71,11 @@ def retarget_capsule(
     ctypes.c_uint8.from_address(tensor + _DTYPE).value = dtype_code
     ctypes.c_uint8.from_address(tensor + _DTYPE + 1).value = dtype_bits
     ctypes.c_uint64.from_address(tensor + _BYTE_OFFSET).value = byte_offset
-    if versioned and set_flags:
-        flags = ctypes.c_uint64.from_address(managed + _FLAGS)
-        flags.value |= set_flags
+    if versioned:
+        if set_flags:
+            flags = ctypes.c_uint64.from_address(managed + _FLAGS)
+            flags.value |= set_flags
+        if dtype_code >= _FIRST_DLPACK_1_1_CODE:
+            minor = ctypes.c_uint32.from_address(managed + _MINOR)
+            minor.value = max(minor.value, 1)
 
