@@ -25,7 +25,7 @@ test-quick: $(STAMP)
 	$(PY) -m pytest -x -q tests
 
 stress: $(STAMP)
-	$(PY) -m pytest -n 2 -m slow --run-slow tests
+	$(PY) tests/stress/stress.py
 
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict

@@ -75,19 +75,10 @@ def on_pre_build(config: Any) -> None:
 
 
 # Pages other contributors write; until one exists, a clearly marked stand-in keeps the nav whole.
-_PENDING_PAGES = {
-    "safety.md": "# Safety and ownership\n\n!!! warning \"Page in preparation\"\n    This guide (`docs/safety.md`) "
-                 "is being written: how dlarray keeps buffers alive, runs each deleter exactly once and refuses "
-                 "malformed capsules.\n",
-}
 
 
 def on_files(files: Files, config: Any) -> Files:
     """Add the benchmark plots to the site, and stand-ins for pages not written yet."""
-    for src_uri, content in _PENDING_PAGES.items():
-        if files.get_file_from_path(src_uri) is None:
-            log.info("%s is not written yet: a stand-in page is used", src_uri)
-            files.append(File.generated(config, src_uri, content=content))
     for plot in sorted(_bench_dir().glob("*.png")):
         files.append(File.generated(config, f"{_BENCH_ASSETS}/{plot.name}", abs_src_path=str(plot)))
     return files
