@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _backend
+from ._devices import _cache as _DEVICE_CACHE
 from ._devices import CPU, Device, as_device, device_of
 from ._dlpack import (
     DLPACK_VERSION,
@@ -32,9 +33,12 @@ from ._dlpack import (
     retarget_capsule,
 )
 from ._backend import _HostBuffer
-from ._dtypes import BY_NUMPY, DType, from_dlpack_code
+from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
+from ._dtypes import BY_NUMPY, DType
 
 _SCALAR_TYPES = (bool, int, float, complex)
+_new_array = object.__new__
+_KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _ndarray = np.ndarray
 _asarray = np.asarray
 
@@ -78,16 +82,19 @@ class Array:
     @classmethod
     def _from_tensor(cls, info: TensorInfo, owner: Any) -> Array:
         """An Array over a validated tensor description; ``owner`` keeps the memory alive."""
-        self = object.__new__(cls)
+        self = _new_array(cls)
         self._native = None
         self._owner = owner
-        self._data = info.data
-        self._offset = info.byte_offset
-        self._shape = info.shape
-        self._strides = info.strides
-        self._dtype = from_dlpack_code(info.dtype_code, info.dtype_bits)
-        self._device = device_of(info.device_type, info.device_id)
-        self._flags = info.flags & (FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED)
+        # one unpacking of the tuple instead of nine attribute reads (this is the import hot path)
+        data, offset, shape, strides, code, bits, device_type, device_id, flags, _version = info
+        self._data = data
+        self._offset = offset
+        self._shape = shape
+        self._strides = strides
+        self._dtype = _DTYPE_BY_CODE[code, bits]
+        device = _DEVICE_CACHE.get((device_type, device_id))
+        self._device = device if device is not None else device_of(device_type, device_id)
+        self._flags = flags & _KEPT_FLAGS
         return self
 
     def _fill_metadata(self) -> None:

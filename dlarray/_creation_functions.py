@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import operator
 from typing import Any
@@ -21,8 +20,7 @@ from ._dlpack import (
     consume_capsule,
     contiguous_strides,
 )
-from ._dlpack._consume import take_versioned
-from ._dlpack._exchange import importer_for
+from ._dlpack._exchange import import_with, importer_for
 from ._dtypes import DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
 from ._float_formats import encode
@@ -125,9 +123,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
 
 def _import_through_exchange_api(x: Any, importer: Any) -> Array | None:
     """Import through the producer's C exchange API; None for a non-CPU tensor (no stream sync)."""
-    managed = ctypes.c_void_p()
-    importer(x, ctypes.byref(managed))
-    info, owner = take_versioned(managed.value)  # type: ignore[arg-type]
+    info, owner = import_with(importer, x)
     if info.device_type != DLDeviceType.CPU:
         return None  # owner's deleter runs now; __dlpack__ orders the streams properly
     return Array._from_tensor(info, owner)

@@ -44,10 +44,12 @@ _consume_lock = threading.Lock()
 _ADDRESS_END = 1 << 64
 _VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
 _INT64_1 = struct.Struct("@q").unpack
+_INT64_2 = struct.Struct("@2q").unpack
 _FLAGS_AT = struct.Struct(f"@{VERSIONED_PREFIX_LAYOUT.size - 8}xQ").unpack_from
 _LEGACY_DELETER_AT = struct.Struct(f"@{LEGACY_DELETER_OFFSET}xP").unpack_from
 _KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
-_string_at = ctypes.string_at
+# ctypes.string_at is a Python wrapper around this foreign function; the hot path calls it directly
+_string_at = getattr(ctypes, "_string_at", ctypes.string_at)
 _get_name = _capi.capsule_get_name
 _get_pointer = _capi.capsule_get_pointer
 _set_name = _capi.capsule_set_name
@@ -204,7 +206,13 @@ def take_versioned(managed: int) -> tuple[TensorInfo, ImportedTensor]:
     The caller owns ``managed`` already, so on refusal its deleter is called here before raising.
     """
     try:
-        info, deleter = _read_versioned(managed, None)
+        # The exchange API's own version (checked when it was found) vouches for the struct's
+        # major version, so the whole struct is read at once.
+        header = _string_at(managed, VERSIONED_SIZE)
+        major, minor, _ctx, deleter, flags = VERSIONED_PREFIX_LAYOUT.unpack_from(header)
+        if major != DLPACK_MAJOR_VERSION:
+            raise BufferError(f"DLPack major version {major}.{minor} is not supported")
+        info = _read_tensor(header, VERSIONED_TENSOR_OFFSET, flags, (major, minor))
     except BaseException:
         _call_deleter_now(managed, VERSION_PREFIX_LAYOUT.unpack(_string_at(managed, VERSION_PREFIX_LAYOUT.size))[3])
         raise
@@ -239,11 +247,15 @@ def _read_tensor(
         _refuse_dtype_or_device(code, bits, lanes, device_type)
     itemsize = (bits + 7) >> 3
     if ndim == 1 and shape_ptr:  # the common case, without loops
-        extent = _INT64_1(_string_at(shape_ptr, 8))[0]
+        if strides_ptr == shape_ptr + 8:  # shape and strides side by side (numpy, torch): one read
+            extent, stride = _INT64_2(_string_at(shape_ptr, 16))
+            strides = (stride,)
+        else:
+            extent = _INT64_1(_string_at(shape_ptr, 8))[0]
+            strides = _INT64_1(_string_at(strides_ptr, 8)) if strides_ptr else (1,)
         if extent < 0:
             raise BufferError(f"DLPack tensor has a negative dimension in shape ({extent},)")
         shape = (extent,)
-        strides = _INT64_1(_string_at(strides_ptr, 8)) if strides_ptr else (1,)
         size = extent
         step = strides[0] * itemsize
         if not -_INT64_MAX <= step <= _INT64_MAX or extent * itemsize > _INT64_MAX:

@@ -13,7 +13,7 @@ import ctypes
 from typing import Any
 
 from . import _capi
-from ._consume import CapsuleType
+from ._consume import CapsuleType, ImportedTensor, TensorInfo, take_versioned
 from ._structs import DLPackVersion
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
@@ -56,3 +56,10 @@ def importer_for(kind: type) -> Any:
     if len(_importers) < 1024:  # bounded: one entry per producer type
         _importers[kind] = function
     return function
+
+
+def import_with(importer: Any, obj: object) -> tuple[TensorInfo, ImportedTensor]:
+    """Ask ``importer`` (from :func:`importer_for`) for ``obj``'s tensor and take ownership of it."""
+    managed = ctypes.c_void_p()
+    importer(obj, ctypes.byref(managed))  # raises the producer's Python error on failure
+    return take_versioned(managed.value)  # type: ignore[arg-type]
