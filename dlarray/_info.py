@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ._devices import CPU, Device, as_device
@@ -31,8 +32,15 @@ def kinds_of(kind: str) -> tuple[str, ...]:
         ) from None
 
 
+@functools.cache
 def _devices() -> tuple[Device, ...]:
-    """The devices arrays can be created on: the CPU, plus each CUDA device when cupy finds one."""
+    """The devices arrays can be created on: the CPU, plus each CUDA device when cupy finds one.
+
+    Computed once: Python does not cache a failed import, so without cupy every ``import cupy``
+    searches sys.path again (tens of microseconds), and ``default_dtypes(device=...)`` and
+    ``dtypes(device=...)``, which check their device here, are called on hot paths (scikit-learn
+    calls them several times per ``fit``). The CUDA device count of a process does not change.
+    """
     found = [CPU]
     try:
         import cupy  # optional: CUDA support
