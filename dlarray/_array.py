@@ -621,7 +621,10 @@ class Array:
             other = _foreign_operand(other)
             if other is None:
                 return NotImplemented
-        if (type(other) is int or type(other) is float) and other == 2 and self._dtype.kind == "real floating":
+        if (
+            (type(other) is int or type(other) is float) and other == 2
+            and self._dtype.kind == "real floating"
+        ):
             # x **= 2 as x *= x: the same correctly rounded product, over twice as fast (see pow)
             return self._in_place_ufunc(_ops._np_multiply, self)
         return self._in_place_ufunc(_ops._np_power, other)

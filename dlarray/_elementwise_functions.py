@@ -201,7 +201,10 @@ def remainder(x1: Any, x2: Any, /) -> Array:
 
 def pow(x1: Any, x2: Any, /) -> Array:  # noqa: A001 - the standard's name
     """``x1`` raised to the power ``x2``, element-wise (``x1 ** x2``)."""
-    if (type(x2) is int or type(x2) is float) and x2 == 2 and type(x1) is Array and x1._dtype.kind == "real floating":
+    if (
+        (type(x2) is int or type(x2) is float) and x2 == 2
+        and type(x1) is Array and x1._dtype.kind == "real floating"
+    ):
         # x ** 2 (variances, norms) is the commonest power: np.square gives the same correctly
         # rounded x * x, special cases included, over twice as fast as np.power (numpy's own
         # ndarray ** 2 takes this shortcut). Not ** 0.5: numpy's sqrt shortcut breaks the
