@@ -656,6 +656,7 @@ METRICS: list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], dict[str, A
             "polynomial_kernel",
             "rbf_kernel",
             "sigmoid_kernel",
+            "laplacian_kernel",  # not on scikit-learn's list, works
         )
     ],
     *[
@@ -670,7 +671,17 @@ METRICS: list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], dict[str, A
     ],
     *[
         (f"pairwise_kernels {k}", pairwise.pairwise_kernels, (X_POSITIVE, np.abs(Y_OTHER)), {"metric": k})
-        for k in ("linear", "poly", "polynomial", "rbf", "sigmoid", "cosine", "additive_chi2", "chi2")
+        for k in (
+            "linear",
+            "poly",
+            "polynomial",
+            "rbf",
+            "sigmoid",
+            "cosine",
+            "additive_chi2",
+            "chi2",
+            "laplacian",
+        )
     ],
 ]
 
