@@ -151,14 +151,30 @@ _NUMPY_REDUCTIONS = {
 }
 
 
-def _reduce(x: Array, native: Any, name: str, axes: tuple[int, ...], keepdims: bool, **options: Any) -> Array:
-    """``name`` (sum, prod, max, min, all, any) of ``native`` over ``axes``, as an Array."""
-    axis = _axis_argument(axes, native.ndim)
+def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = None) -> Array:
+    """``name`` (sum, prod, max, min, all, any) of ``x`` over ``axis``, as an Array.
+
+    ``dtype`` is the ``dtype=`` argument of sum and prod (resolved by :func:`_accumulation_dtype`);
+    max and min refuse an empty reduction, which has no identity.
+    """
+    native = _native(x, name)
+    axes = _axes(axis, x.ndim)
+    accumulating = name == "sum" or name == "prod"
+    if accumulating:
+        dtype = _accumulation_dtype(x, dtype, name)
+    elif name == "max" or name == "min":
+        shape = x.shape
+        if any(shape[a] == 0 for a in axes):
+            raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
+    else:  # all, any: the logical reductions of np.all/np.any take any input and give bool
+        dtype = np.bool_
+    axis_argument = _axis_argument(axes, native.ndim)
     if type(native) is np.ndarray:
-        if name == "all" or name == "any":
-            options["dtype"] = np.bool_  # the logical reductions of np.all/np.any: any input, bool out
-        return wrap(_NUMPY_REDUCTIONS[name](native, axis=axis, keepdims=keepdims, **options))
-    return wrap(getattr(_backend_of(x), name)(native, axis=axis, keepdims=keepdims, **options))
+        return wrap(_NUMPY_REDUCTIONS[name](native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
+    reduce = getattr(_backend_of(x), name)
+    if accumulating:
+        return wrap(reduce(native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
+    return wrap(reduce(native, axis=axis_argument, keepdims=keepdims))
 
 
 # ---------------------------------------------------------------- reductions
@@ -184,9 +200,7 @@ def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = F
     Array
         The sums; 0-d when every axis is reduced. An empty sum is 0.
     """
-    native = _native(x, "sum")
-    axes = _axes(axis, x.ndim)
-    return _reduce(x, native, "sum", axes, keepdims, dtype=_accumulation_dtype(x, dtype, "sum"))
+    return _reduction(x, axis, keepdims, "sum", dtype)
 
 
 def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
@@ -208,9 +222,7 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = 
     Array
         The products; 0-d when every axis is reduced. An empty product is 1.
     """
-    native = _native(x, "prod")
-    axes = _axes(axis, x.ndim)
-    return _reduce(x, native, "prod", axes, keepdims, dtype=_accumulation_dtype(x, dtype, "prod"))
+    return _reduction(x, axis, keepdims, "prod", dtype)
 
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -230,7 +242,7 @@ def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     Array
         Same dtype as ``x``. Raises ValueError when a reduction has no elements.
     """
-    return _extremum(x, axis, keepdims, "max")
+    return _reduction(x, axis, keepdims, "max")
 
 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -250,16 +262,7 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     Array
         Same dtype as ``x``. Raises ValueError when a reduction has no elements.
     """
-    return _extremum(x, axis, keepdims, "min")
-
-
-def _extremum(x: Array, axis: Axis, keepdims: bool, name: str) -> Array:
-    native = _native(x, name)
-    axes = _axes(axis, x.ndim)
-    shape = x.shape
-    if any(shape[a] == 0 for a in axes):
-        raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
-    return _reduce(x, native, name, axes, keepdims)
+    return _reduction(x, axis, keepdims, "min")
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:

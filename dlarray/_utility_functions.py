@@ -6,7 +6,7 @@ import operator
 from typing import Any
 
 from ._array import Array, wrap
-from ._statistical_functions import _axes, _backend_of, _native, _reduce, _same_device, _single_axis
+from ._statistical_functions import _backend_of, _native, _reduction, _same_device, _single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -28,9 +28,7 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     Array
         bool; True for an empty reduction.
     """
-    native = _native(x, "all")
-    axes = _axes(axis, x.ndim)
-    return _reduce(x, native, "all", axes, keepdims)
+    return _reduction(x, axis, keepdims, "all")
 
 
 def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
@@ -50,9 +48,7 @@ def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     Array
         bool; False for an empty reduction.
     """
-    native = _native(x, "any")
-    axes = _axes(axis, x.ndim)
-    return _reduce(x, native, "any", axes, keepdims)
+    return _reduction(x, axis, keepdims, "any")
 
 
 def diff(
