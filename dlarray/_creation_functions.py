@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -410,6 +411,35 @@ def _pattern(dtype: DType, value: Any) -> int:
     return int(encode(np.asarray(float(value)), dtype))
 
 
+def _no_pattern(dtype: DType) -> None:
+    """No bit pattern: ``empty`` leaves the elements of a dtype numpy lacks uninitialised."""
+    return None
+
+
+def _one_pattern(dtype: DType) -> int:
+    """The bit pattern of 1.0 in a dtype numpy lacks."""
+    return _pattern(dtype, 1.0)
+
+
+def _new(
+    shape: Any,
+    dtype: Any,
+    device: Any,
+    make: Callable[..., np.ndarray],
+    pattern: Callable[[DType], int | None],
+) -> Array:
+    """A new array of ``shape`` built by ``make`` (np.empty/zeros/ones; float64 by default).
+
+    A dtype numpy lacks is filled with ``pattern(dtype)`` instead (``None``: uninitialised).
+    """
+    sizes = _shape_argument(shape)
+    target = _dtype_argument(dtype, float64)
+    place = _device_argument(device)
+    if target.numpy_dtype is None:
+        return _raw_filled(sizes, target, pattern(target), place)
+    return _placed(make(sizes, dtype=target.numpy_dtype), place)
+
+
 # ---------------------------------------------------------------- functions
 def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
     """A new array of ``shape`` whose elements are not initialised.
@@ -427,12 +457,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     -------
     Array
     """
-    sizes = _shape_argument(shape)
-    target = _dtype_argument(dtype, float64)
-    place = _device_argument(device)
-    if target.numpy_dtype is None:
-        return _raw_filled(sizes, target, None, place)
-    return _placed(np.empty(sizes, dtype=target.numpy_dtype), place)
+    return _new(shape, dtype, device, np.empty, _no_pattern)
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
@@ -452,12 +477,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     -------
     Array
     """
-    sizes = _shape_argument(shape)
-    target = _dtype_argument(dtype, float64)
-    place = _device_argument(device)
-    if target.numpy_dtype is None:
-        return _raw_filled(sizes, target, _zero_pattern(target), place)
-    return _placed(np.zeros(sizes, dtype=target.numpy_dtype), place)
+    return _new(shape, dtype, device, np.zeros, _zero_pattern)
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
@@ -476,12 +496,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None)
     -------
     Array
     """
-    sizes = _shape_argument(shape)
-    target = _dtype_argument(dtype, float64)
-    place = _device_argument(device)
-    if target.numpy_dtype is None:
-        return _raw_filled(sizes, target, _pattern(target, 1.0), place)
-    return _placed(np.ones(sizes, dtype=target.numpy_dtype), place)
+    return _new(shape, dtype, device, np.ones, _one_pattern)
 
 
 def _fill_dtype(fill_value: Any) -> DType:
@@ -552,8 +567,8 @@ def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     -------
     Array
     """
-    place = _device_of_like(x, device)
-    return empty(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+    place = _device_of_like(x, device)  # checks that x is an Array
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.empty, _no_pattern)
 
 
 def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
@@ -563,8 +578,8 @@ def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     -------
     Array
     """
-    place = _device_of_like(x, device)
-    return zeros(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+    place = _device_of_like(x, device)  # checks that x is an Array
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.zeros, _zero_pattern)
 
 
 def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
@@ -574,8 +589,8 @@ def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     -------
     Array
     """
-    place = _device_of_like(x, device)
-    return ones(x.shape, dtype=x._dtype if dtype is None else dtype, device=place)
+    place = _device_of_like(x, device)  # checks that x is an Array
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.ones, _one_pattern)
 
 
 def full_like(
