@@ -413,7 +413,6 @@ def _pattern(dtype: DType, value: Any) -> int:
 
 def _no_pattern(dtype: DType) -> None:
     """No bit pattern: ``empty`` leaves the elements of a dtype numpy lacks uninitialised."""
-    return None
 
 
 def _one_pattern(dtype: DType) -> int:

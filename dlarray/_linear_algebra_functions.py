@@ -110,18 +110,19 @@ def _tensordot_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[
         raise ValueError(
             f"tensordot: the two axes sequences differ in length ({len(first)} and {len(second)})"
         )
-    return _normalized(first, ndim1), _normalized(second, ndim2)
+    return _normalized(first, ndim1, "tensordot"), _normalized(second, ndim2, "tensordot")
 
 
-def _normalized(axes: Sequence[Any], ndim: int) -> list[int]:
+def _normalized(axes: Sequence[Any], ndim: int, name: str) -> list[int]:
+    """``axes`` as non-negative ints; ValueError (naming ``name``) for one out of range or a repeat."""
     result = []
     for axis in axes:
         axis = operator.index(axis)
         if not -ndim <= axis < ndim:
-            raise ValueError(f"tensordot: axis {axis} is out of bounds for an array with {ndim} dimensions")
+            raise ValueError(f"{name}: axis {axis} is out of bounds for an array with {ndim} dimensions")
         result.append(axis % ndim)
     if len(set(result)) != len(result):
-        raise ValueError(f"tensordot: repeated axes {list(axes)}")
+        raise ValueError(f"{name}: repeated axes {list(axes)}")
     return result
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ._array import Array, wrap
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
 from ._dtypes import as_dtype
-from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot, vector_axis
+from ._linear_algebra_functions import _normalized, matmul, matrix_transpose, tensordot, vecdot, vector_axis
 
 __all__ = [
     "cholesky",
@@ -534,14 +534,7 @@ def vector_norm(
 
 
 def _axes(axis: int | Sequence[int], ndim: int) -> int | tuple[int, ...]:
-    """Validated reduction axes (IndexError-free: ValueError for out-of-range or repeated)."""
-    items = [axis] if not isinstance(axis, (tuple, list)) else list(axis)
-    normalized = []
-    for item in items:
-        item = operator.index(item)
-        if not -ndim <= item < ndim:
-            raise ValueError(f"axis {item} is out of bounds for an array with {ndim} dimensions")
-        normalized.append(item % ndim)
-    if len(set(normalized)) != len(normalized):
-        raise ValueError(f"repeated axes in {axis!r}")
-    return normalized[0] if not isinstance(axis, (tuple, list)) else tuple(normalized)
+    """Validated reduction axes of vector_norm (IndexError-free: ValueError for out-of-range or repeated)."""
+    if isinstance(axis, (tuple, list)):
+        return tuple(_normalized(axis, ndim, "vector_norm"))
+    return _normalized([axis], ndim, "vector_norm")[0]
