@@ -4,7 +4,8 @@ Times are medians over repeats of a tight loop (``timeit`` with ``time.perf_coun
 count is calibrated so that one repeat lasts ``min_time`` seconds). The statement is compiled into
 the loop by ``timeit``, so no Python call wrapper is timed with it. Garbage collection is off
 during a repeat, as ``timeit`` does by default. Statements that are compared with each other are
-measured in rounds (one repeat of each per round), so that a change of load hits them alike.
+measured in rounds (one repeat of each per round, in a new shuffled order each round), so that a
+change of load hits them alike.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import math
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -32,9 +34,15 @@ class Settings:
     repeats: int  # repeats whose median is reported
 
     @classmethod
-    def for_mode(cls, quick: bool) -> Settings:
-        """Few short repeats for ``--quick`` (a smoke run), enough for stable medians otherwise."""
-        return cls(min_time=0.002, repeats=3) if quick else cls(min_time=0.05, repeats=9)
+    def for_mode(cls, quick: bool, *, long: bool = False) -> Settings:
+        """Few short repeats for ``--quick`` (a smoke run), enough for stable medians otherwise.
+
+        ``long``: statements of milliseconds each (large inputs), whose times vary with page faults
+        and memory bandwidth: longer repeats, and more of them.
+        """
+        if quick:
+            return cls(min_time=0.002, repeats=3)
+        return cls(min_time=0.2, repeats=11) if long else cls(min_time=0.05, repeats=9)
 
 
 @dataclass
@@ -80,9 +88,14 @@ def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settin
         timers.append(timer)
         numbers.append(_calibrate(timer, settings.min_time * 1e9))
     samples: list[list[float]] = [[] for _ in jobs]
+    order = list(range(len(jobs)))
+    shuffler = random.Random(0)  # the same orders in every run
     for _ in range(settings.repeats):
-        for timer, number, per_call in zip(timers, numbers, samples):
-            per_call.append(timer.timeit(number) / number / 1000.0)
+        # A new order each round: a burst of load lasting a few seconds hits different
+        # statements in different rounds, and the median discards it.
+        shuffler.shuffle(order)
+        for k in order:
+            samples[k].append(timers[k].timeit(numbers[k]) / numbers[k] / 1000.0)
     return [
         Timing(statistics.median(per_call), min(per_call), number, settings.repeats)
         for per_call, number in zip(samples, numbers)

@@ -205,9 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("note: array_api_strict is not installed; its rows are n/a")
     results = Results()
+    case_settings = {case.name: Settings.for_mode(args.quick, long=case.name == "large") for case in cases}
     for case in cases:
-        run_case(case, modules, settings, results)
+        run_case(case, modules, case_settings[case.name], results)
     rows_by_case, found = summarize(results, cases)
+    for name, used in case_settings.items():
+        rows_by_case[name]["timing"] = {"min_time_s": used.min_time, "repeats": used.repeats}
     print_targets([t for t in found if "all operations" in t.name])
 
     write_json(
