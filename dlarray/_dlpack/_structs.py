@@ -100,7 +100,7 @@ class DLManagedTensor(ctypes.Structure):
 DLManagedTensor._fields_ = [
     ("dl_tensor", DLTensor),
     ("manager_ctx", ctypes.c_void_p),
-    ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))),
+    ("deleter", ctypes.PYFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))),
 ]
 
 
@@ -111,13 +111,17 @@ class DLManagedTensorVersioned(ctypes.Structure):
 DLManagedTensorVersioned._fields_ = [
     ("version", DLPackVersion),
     ("manager_ctx", ctypes.c_void_p),
-    ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))),
+    ("deleter", ctypes.PYFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))),
     ("flags", ctypes.c_uint64),
     ("dl_tensor", DLTensor),
 ]
 
-#: The C signature of both deleters; they take the struct's own address.
-DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+#: The C signature of both deleters; they take the struct's own address. Called the way C
+#: consumers (numpy, torch) call it: with the GIL held. A CFUNCTYPE prototype would release
+#: the GIL around the call, and a daemon thread that then re-takes it during interpreter
+#: shutdown is ended by pthread_exit from inside the producer's frames, which can crash
+#: (a ctypes-callback deleter has no unwind information to end through).
+DELETER = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
 
 # Fast-path layouts (native alignment, so they match the C compiler's on any platform).
 #   DLTensor: data, device_type, device_id, ndim, code, bits, lanes, shape, strides, byte_offset

@@ -25,6 +25,10 @@ The checks:
     8 threads importing, viewing, exporting, computing and freeing concurrently, handing arrays to
     each other so that buffers are freed on other threads than the one that imported them, with a
     tiny switch interval. No error, and every buffer (test producer, numpy, torch) released.
+``exit``
+    Child interpreters that exit with arrays, exports, cycles, shutdown hooks and daemon threads
+    still importing and freeing (``tests/exit_scenarios.py``), run many times, four at once, so
+    that shutdown races show up. Every child must exit cleanly.
 
 Under valgrind (detected from its preloaded libraries) the sizes shrink further and the RSS check
 is skipped: valgrind's own memory makes it meaningless there.
@@ -37,6 +41,7 @@ import gc
 import os
 import random
 import sys
+import tempfile
 import threading
 import time
 import tracemalloc
@@ -51,6 +56,7 @@ TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+import exit_scenarios
 import numpy as np
 import producer
 
@@ -566,9 +572,35 @@ def threads(seconds: float, count: int = 8, seed: int = 0) -> Outcome:
 
 # ----------------------------------------------------------------------------- main
 
-FULL = {"mixed": 100_000, "cycles": 300_000, "warmup": 20_000, "traced": 20_000, "seconds": 10.0}
-QUICK = {"mixed": 3_000, "cycles": 6_000, "warmup": 1_000, "traced": 1_000, "seconds": 1.5}
-VALGRIND_QUICK = {"mixed": 2_000, "cycles": 0, "warmup": 50, "traced": 200, "seconds": 3.0}
+FULL = {"mixed": 100_000, "cycles": 300_000, "warmup": 20_000, "traced": 20_000, "seconds": 10.0,
+        "exits": 240}
+QUICK = {"mixed": 3_000, "cycles": 6_000, "warmup": 1_000, "traced": 1_000, "seconds": 1.5, "exits": 4}
+VALGRIND_QUICK = {"mixed": 2_000, "cycles": 0, "warmup": 50, "traced": 200, "seconds": 3.0, "exits": 0}
+
+
+def exits(runs: int, concurrent: int = 4) -> Outcome:
+    """Run the exit scenarios ``runs`` times in all, ``concurrent`` children at once."""
+    start = time.perf_counter()
+    if runs == 0:
+        return Outcome("exit", None, "skipped (under valgrind children take minutes each; with "
+                                     "--inject-fault it has nothing to show)")
+    # the daemon-thread race needs the most tries; the torch/jax scenario is slow to start
+    weights = {"daemon-threads": 6, "shutdown-hooks": 3, "foreign-producers": 1}
+    plan = [name for name, weight in weights.items() for _ in range(max(1, runs * weight // 10))]
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        scripts = {name: exit_scenarios.write_script(name, Path(folder)) for name in weights}
+        for first in range(0, len(plan), concurrent):
+            batch = plan[first:first + concurrent]
+            results = exit_scenarios.run_children([scripts[name] for name in batch])
+            for name, result in zip(batch, results):
+                problem = exit_scenarios.exit_problem(result)
+                if problem is not None:
+                    problems.append(f"{name}: {problem}")
+                    print(f"  {name}: {problem}\n{result.stderr[-2000:]}", flush=True)
+    detail = f"{len(plan)} children ({', '.join(f'{plan.count(n)} {n}' for n in weights)}), "
+    detail += f"{len(problems)} unclean exits" if problems else "every exit clean"
+    return Outcome("exit", not problems, detail, time.perf_counter() - start)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -591,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
         ("rss", lambda: rss_growth(sizes["cycles"], sizes["warmup"])),
         ("tracemalloc", lambda: tracemalloc_growth(sizes["traced"], sizes["warmup"], args.inject_fault)),
         ("threads", lambda: threads(sizes["seconds"], 8, args.seed)),
+        ("exit", lambda: exits(0 if args.inject_fault else sizes["exits"])),
     ]
     outcomes = []
     for name, check in checks:
