@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-quick stress docs serve-docs bench conformance clean
+.PHONY: setup demo test test-quick test-gpu stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(PY) -m pytest -x -q tests
 
+# GPU machines only (torch and cupy with CUDA installed): skips cleanly elsewhere
+test-gpu: $(STAMP)
+	$(PY) -m pytest -v -p no:cacheprovider -rs tests/gpu
+
 stress: $(STAMP)
 	$(PY) tests/stress/stress.py
 
@@ -37,9 +41,15 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_dlpack.py --compare
 	$(PY) benchmarks/bench_dispatch.py
 
+bench-cuda: $(STAMP)
+	$(PY) benchmarks/bench_cuda.py
+
 conformance: $(STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"
 	$(PY) conformance/run.py
+
+conformance-cuda: $(STAMP)
+	$(PY) conformance/run.py --device cuda:0
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis

@@ -7,10 +7,13 @@ folder holding the suite at the pinned commit, with the spec repository at its p
 Usage::
 
     ARRAY_API_TESTS_DIR=/path/to/array-api-tests python conformance/run.py [--max-examples 200]
-        [--workers 2] [-- extra pytest arguments]
+        [--workers 2] [--device cuda:0] [-- extra pytest arguments]
 
 No skip or xfail file is used: every test of the suite runs, with all extensions enabled. The summary
-line and the failures are written to ``conformance/results/cpu-<examples>.txt``.
+line and the failures are written to ``conformance/results/<device>-<examples>.txt``.
+
+``--device cuda:0`` makes that device dlarray's default device (``DLARRAY_DEFAULT_DEVICE``), so the
+suite's arrays live and compute on the GPU (through cupy); ``make conformance-cuda`` does that.
 """
 
 from __future__ import annotations
@@ -58,10 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--max-examples", type=int, default=200)
     parser.add_argument("--workers", default="2")
+    parser.add_argument("--device", default="cpu", help="dlarray's default device, e.g. cuda:0")
     parser.add_argument("pytest_args", nargs="*")
     options = parser.parse_args(argv)
     suite = suite_location()
-    env = dict(os.environ, ARRAY_API_TESTS_MODULE="dlarray", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, ARRAY_API_TESTS_MODULE="dlarray", PYTHONPATH=str(ROOT),
+               DLARRAY_DEFAULT_DEVICE=options.device)
     command = [
         sys.executable, "-m", "pytest", "array_api_tests", "-p", "no:cacheprovider",
         "-n", options.workers, f"--max-examples={options.max_examples}", "-q", "-rfE",
@@ -75,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     summary = lines[-1] if lines else "(no output)"
     failures = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
     HERE.joinpath("results").mkdir(exist_ok=True)
-    report = HERE / "results" / f"cpu-{options.max_examples}.txt"
+    device_label = options.device.replace(":", "")
+    report = HERE / "results" / f"{device_label}-{options.max_examples}.txt"
     header = (
-        f"array-api-tests {SUITE_COMMIT[:7]} (spec {SPEC_COMMIT[:7]}), dlarray on cpu, "
+        f"array-api-tests {SUITE_COMMIT[:7]} (spec {SPEC_COMMIT[:7]}), dlarray on {options.device}, "
         f"--max-examples={options.max_examples}, -n {options.workers}, {elapsed:.0f} s, "
         f"python {sys.version.split()[0]}\n"
     )

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _cuda
 from ._devices import _cache as _DEVICE_CACHE
 from ._devices import CPU, Device, as_device, device_of
 from ._dlpack import (
@@ -61,6 +61,7 @@ class Array:
         "_dtype",
         "_device",
         "_flags",  # DLPack flags (READ_ONLY, IS_SUBBYTE_TYPE_PADDED)
+        "_stream",  # CUDA only, set where not 1: the DLPack stream the data is ordered on
         "__weakref__",
     )
     _native: Any
@@ -239,8 +240,10 @@ class Array:
         view._shape = shape
         view._strides = strides
         view._dtype = self._dtype
-        view._device = self._device
+        view._device = device = self._device
         view._flags = self._flags
+        if device is not CPU and hasattr(self, "_stream"):
+            view._stream = self._stream
         return view
 
     # ---------------------------------------------------------------- DLPack
@@ -248,8 +251,9 @@ class Array:
     def __cuda_array_interface__(self) -> dict[str, Any]:
         """The CUDA Array Interface (version 3) of a CUDA array; AttributeError on other devices.
 
-        ``stream`` is 1 (the legacy default stream): data imported with ``stream=None`` is ordered
-        on it, which is what DLPack's ``None`` means on CUDA.
+        ``stream`` is the stream the data is ordered on, which the consumer synchronizes with: 1
+        (the legacy default stream) for imported data, which DLPack's ``stream=None`` means on
+        CUDA; cupy's stream for results cupy computed on another one.
         """
         if self._device.type not in (DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED):
             raise AttributeError(f"__cuda_array_interface__ is only defined for CUDA arrays, not on {self._device}")
@@ -265,7 +269,7 @@ class Array:
             "typestr": numpy_dtype.str,
             "data": (self._data + self._offset, self.readonly),  # type: ignore[operator]
             "strides": None if contiguous else tuple(s * itemsize for s in self._strides),
-            "stream": 1,
+            "stream": _backend.stream_of(self),
         }
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
@@ -286,8 +290,10 @@ class Array:
         Parameters
         ----------
         stream
-            ``None`` on CPU (anything else is refused). On CUDA, the consumer's stream: see the
-            "Devices and CUDA" guide.
+            ``None`` on CPU (anything else is refused). On CUDA, the consumer's stream: ``None``
+            or 1 the legacy default stream, 2 the per-thread default stream, a larger integer a
+            stream pointer, -1 no synchronization; 0 is refused. When it is another stream than
+            the one the data is ordered on, the consumer's stream waits for that one (an event).
         max_version
             The newest DLPack version the consumer reads. ``None`` or a major version 0 gives a
             legacy ``dltensor`` capsule; ``(1, x)`` and above give ``dltensor_versioned``.
@@ -308,6 +314,8 @@ class Array:
         BufferError
             A legacy export of a read-only array (the flag cannot be expressed), a copy refused by
             ``copy=False``, a stream on CPU, or a device the data cannot be moved to.
+        ValueError
+            ``stream=0`` on CUDA (ambiguous in DLPack).
         """
         if max_version is None:
             versioned = False
@@ -318,8 +326,9 @@ class Array:
             except (TypeError, ValueError):
                 raise TypeError(f"max_version must be a (major, minor) tuple, got {max_version!r}") from None
         device = self._device
-        if stream is not None and device.type == DLDeviceType.CPU:
-            raise BufferError(f"stream must be None for a CPU array, got {stream!r}")
+        consumer_stream = None
+        if stream is not None or device.type in _STREAM_DEVICES:
+            consumer_stream = _consumer_stream(device, stream)
         source = self
         copied = False  # a copy made here, to another device
         if dl_device is not None:
@@ -343,6 +352,10 @@ class Array:
         if copy_now:
             source = source._copy()
             copied = True
+        source_device = source._device
+        if consumer_stream is not None and source_device.type in _STREAM_DEVICES:
+            # the consumer's stream must see the data as the producer's stream leaves it
+            _cuda.order(_backend.stream_of(source), consumer_stream, source_device.id)
         return source._export(versioned, FLAG_IS_COPIED if copied else 0)
 
     def _export(self, versioned: bool, set_flags: int = 0) -> Any:
@@ -401,13 +414,49 @@ class Array:
         return native.copy() if copy else native
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
-        """The array on ``device``: itself if it is there already, otherwise a copy."""
+        """The array on ``device``: itself if it is there already, otherwise a copy.
+
+        Parameters
+        ----------
+        device
+            The target device (``"cpu"``, ``"cuda:1"``, a :class:`Device`, ...).
+        stream
+            For a copy to or from CUDA, the stream it runs on: a DLPack stream integer (1, 2 or
+            a pointer) or a cupy stream. ``None``: cupy's current stream.
+
+        Returns
+        -------
+        Array
+            A new, writable, C-contiguous array on ``device`` (or ``self``).
+
+        Raises
+        ------
+        TypeError
+            The copy needs cupy (to or from CUDA) and it is not installed, or no backend can
+            copy between these devices.
+        """
         target = as_device(device)
         if target is self._device:
             return self
-        raise _backend.BackendUnavailable(
-            f"copying from {self._device} to {target} needs cupy (pip install 'dlarray[cuda]') and a GPU"
+        self._ensure_metadata()
+        dtype = self._dtype
+        if dtype.numpy_dtype is not None:
+            return wrap(_backend.move(self, target, stream))
+        # dtypes numpy and cupy lack travel as unsigned integers of their width
+        if dtype.bits < 8 and not self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
+            raise _backend.BackendUnavailable(f"copying packed {dtype} between devices is not supported")
+        carrier = self._view(self._offset, self._shape, self._strides)
+        carrier._dtype = BY_NUMPY[_backend.same_width_unsigned(dtype.itemsize)]
+        moved = wrap(_backend.move(carrier, target, stream))
+        moved._ensure_metadata()
+        info = TensorInfo(
+            moved._data, 0, moved._shape, moved._strides, dtype.code, dtype.bits, int(target.type),
+            target.id, self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
         )
+        result = Array._from_tensor(info, moved._owner)
+        if hasattr(moved, "_stream"):
+            result._stream = moved._stream
+        return result
 
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
@@ -905,8 +954,30 @@ def _wrap_cuda(native: Any) -> Array:
     array._owner = native
     array._data = None
     array._dtype = BY_NUMPY[native.dtype]
-    array._device = device_of(DLDeviceType.CUDA, native.device.id)
+    device_id = native.device.id
+    array._device = device_of(DLDeviceType.CUDA, device_id)
+    # cupy queued the work that makes this result on its current stream
+    stream = _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
+    if stream != _cuda.LEGACY_DEFAULT_STREAM:
+        array._stream = stream
     return array
+
+
+# Devices whose consumers pass CUDA streams to __dlpack__ (pinned host memory: values checked,
+# nothing to order, numpy's work on it is synchronous).
+_STREAM_DEVICES = frozenset({DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED})
+_CUDA_STREAM_RULES = _STREAM_DEVICES | {DLDeviceType.CUDA_HOST}
+
+
+def _consumer_stream(device: Device, stream: Any) -> int | None:
+    """Validate ``__dlpack__``'s ``stream`` for ``device``; DLPack's integer for it on CUDA."""
+    if device.type in _CUDA_STREAM_RULES:
+        return _cuda.consumer_stream(stream)
+    if device.type == DLDeviceType.ROCM:
+        if isinstance(stream, bool) or not isinstance(stream, int) or stream in (1, 2) or stream < -1:
+            raise ValueError(f"stream must be None, 0, -1 or a HIP stream pointer on ROCm, got {stream!r}")
+        return None  # dlarray launches no ROCm work: nothing of its own to order
+    raise BufferError(f"stream must be None for an array on {device}, got {stream!r}")
 
 
 def _foreign_operand(value: Any) -> Array | None:

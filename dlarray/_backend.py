@@ -7,11 +7,13 @@ come back as Arrays that own the backend array directly: no capsule round trip.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _cuda
 from ._dlpack import DLDeviceType
 
 if TYPE_CHECKING:
@@ -96,32 +98,110 @@ def opaque_host_view(array: Array) -> np.ndarray:
 _SAME_WIDTH = {1: np.dtype("u1"), 2: np.dtype("u2"), 4: np.dtype("u4"), 8: np.dtype("u8"), 16: np.dtype("c16")}
 
 
+def same_width_unsigned(itemsize: int) -> np.dtype:
+    """The unsigned integer numpy dtype of ``itemsize`` bytes (1, 2, 4 or 8)."""
+    return np.dtype(f"u{itemsize}")
+
+
 class _DLPackHandle:
-    """Hands one capsule to a consumer that wants an object with ``__dlpack__``."""
+    """Hands one array to cupy's ``from_dlpack``, in the capsule format cupy asks for.
 
-    __slots__ = ("_capsule", "_device")
+    Internal views only: a legacy capsule of a read-only array is fine here, because dlarray
+    checks the flag itself before any write it makes through the view.
+    """
 
-    def __init__(self, capsule: Any, device: tuple[int, int]) -> None:
-        self._capsule = capsule
-        self._device = device
+    __slots__ = ("_array",)
 
-    def __dlpack__(self, **_options: Any) -> Any:
-        return self._capsule
+    def __init__(self, array: Array) -> None:
+        self._array = array
+
+    def __dlpack__(self, *, max_version: Any = None, **_options: Any) -> Any:
+        versioned = max_version is not None and int(max_version[0]) >= 1
+        return self._array._export(versioned=versioned)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return self._device
+        return self._array.__dlpack_device__()
 
 
-def cuda_view(array: Array) -> Any:
-    """A cupy array over ``array``'s device memory, zero-copy (requires cupy)."""
+def import_cupy(purpose: str) -> Any:
+    """The cupy module; BackendUnavailable naming ``purpose`` where it is not installed."""
     try:
         import cupy
     except ImportError:
-        raise BackendUnavailable(
-            f"computing on {array._device} needs cupy: pip install 'dlarray[cuda]'"
-        ) from None
-    handle = _DLPackHandle(array._export(versioned=True), array.__dlpack_device__())
-    return cupy.from_dlpack(handle)
+        raise BackendUnavailable(f"{purpose} needs cupy: pip install 'dlarray[cuda]'") from None
+    return cupy
+
+
+def stream_of(array: Array) -> int:
+    """The DLPack stream integer ``array``'s data is ordered on (1, the legacy default, if unset)."""
+    return getattr(array, "_stream", _cuda.LEGACY_DEFAULT_STREAM)
+
+
+def cuda_view(array: Array) -> Any:
+    """A cupy array over ``array``'s device memory, zero-copy (requires cupy).
+
+    cupy's current stream is made to wait for the stream the data is ordered on, so that cupy's
+    work on the view comes after the producer's.
+    """
+    cupy = import_cupy(f"computing on {array._device}")
+    device_id = array._device.id
+    with cupy.cuda.Device(device_id):
+        view = cupy.from_dlpack(_DLPackHandle(array))
+        _cuda.order(stream_of(array), _cuda.cupy_current_stream(cupy, device_id), device_id)
+    return view
+
+
+def move(array: Array, target: Any, stream: Any = None) -> Any:
+    """A copy of ``array`` on device ``target``, as a backend array (numpy or cupy).
+
+    CPU memory and host-readable memory go to the CPU with numpy; anything to or from CUDA goes
+    through cupy. ``stream`` (a DLPack stream integer or a cupy stream) is the CUDA stream the copy
+    runs on; ``None``, cupy's current stream.
+    """
+    source = array._device
+    if source.type not in _CUDA_TYPES and target.type not in _CUDA_TYPES:
+        if target.type == DLDeviceType.CPU and source.host_accessible:
+            if stream is not None:
+                raise ValueError(f"stream must be None for a copy from {source} to the CPU, got {stream!r}")
+            return host_view(array).copy()
+        raise BackendUnavailable(f"copying from {source} to {target} is not supported")
+    cupy = import_cupy(f"copying from {source} to {target}")
+    if source.type in _CUDA_TYPES:
+        # a stream belongs to one device: between two GPUs, the copy's stream is the target's
+        source_stream = _copy_stream(cupy, stream) if target.type == DLDeviceType.CPU else contextlib.nullcontext()
+        with cupy.cuda.Device(source.id), source_stream:
+            device_view = cuda_view(array)
+            if target.type == DLDeviceType.CPU:
+                return cupy.asnumpy(device_view)
+            if target.type not in _CUDA_TYPES:
+                raise BackendUnavailable(f"copying from {source} to {target} is not supported")
+            contiguous = cupy.ascontiguousarray(device_view)
+            cupy.cuda.get_current_stream().synchronize()  # the copy runs on the target's stream
+        with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
+            result = cupy.empty(contiguous.shape, contiguous.dtype)
+            if result.nbytes:
+                result.data.copy_from_device_async(contiguous.data, result.nbytes)
+            return result
+    if not source.host_accessible:
+        raise BackendUnavailable(f"copying from {source} to {target} is not supported")
+    with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
+        return cupy.asarray(host_view(array))
+
+
+def _copy_stream(cupy: Any, stream: Any) -> Any:
+    """A context that makes ``stream`` cupy's current stream (``None``: leave it as it is)."""
+    if stream is None:
+        return contextlib.nullcontext()
+    if hasattr(stream, "ptr") and hasattr(stream, "__enter__"):
+        return stream  # a cupy stream object
+    number = _cuda.consumer_stream(stream)
+    if number == _cuda.NO_SYNC:
+        raise ValueError("stream=-1 (no synchronization) cannot run a copy; pass a stream or None")
+    if number == _cuda.LEGACY_DEFAULT_STREAM:
+        return cupy.cuda.Stream.null
+    if number == _cuda.PER_THREAD_DEFAULT_STREAM:
+        return cupy.cuda.Stream.ptds
+    return cupy.cuda.ExternalStream(number)
 
 
 def native_of(array: Array) -> Any:
@@ -137,7 +217,5 @@ def native_of(array: Array) -> Any:
 def namespace_for(array: Array) -> Any:
     """The module that computes for ``array``'s device: numpy, or cupy on CUDA."""
     if array._device.type in _CUDA_TYPES:
-        import cupy
-
-        return cupy
+        return import_cupy(f"computing on {array._device}")
     return np

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, wrap
-from ._devices import CPU, Device, as_device
+from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dlpack import (
     DLPACK_VERSION,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
@@ -176,6 +176,10 @@ def asarray(
     target_dtype = None if dtype is None else as_dtype(dtype)
     target_device = None if device is None else as_device(device)
     kind = type(obj)
+    if target_device is None and DEFAULT_DEVICE is not CPU and (
+        kind in (bool, int, float, complex) or isinstance(obj, (list, tuple))
+    ):
+        target_device = DEFAULT_DEVICE  # a new buffer goes to the default device
     if kind is Array:
         array = obj
     elif kind is _ndarray:
@@ -305,7 +309,10 @@ def _shape_argument(shape: Any) -> tuple[int, ...]:
 
 
 def _device_argument(device: Any) -> Device | None:
-    return None if device is None else as_device(device)
+    """The device a new array goes to; None for the CPU, where numpy builds it."""
+    if device is None:
+        return None if DEFAULT_DEVICE is CPU else DEFAULT_DEVICE
+    return as_device(device)
 
 
 def _dtype_argument(dtype: Any, default: DType) -> DType:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ._dlpack import DLDeviceType
@@ -117,3 +118,19 @@ def as_device(value: Any) -> Device:
     if method is not None:
         return as_device(tuple(method()))
     raise TypeError(f"{value!r} is not a device")
+
+
+def _default_device_from_environment() -> Device:
+    """``DLARRAY_DEFAULT_DEVICE`` (e.g. ``cuda:0``, to run a test suite on the GPU), else the CPU."""
+    name = os.environ.get("DLARRAY_DEFAULT_DEVICE", "").strip()
+    if not name:
+        return CPU
+    try:
+        return as_device(name)
+    except ValueError:
+        raise ValueError(f"DLARRAY_DEFAULT_DEVICE={name!r} is not a device; expected e.g. 'cpu' or 'cuda:0'") from None
+
+
+#: Where creation functions put new arrays when no ``device`` is given (the CPU unless the
+#: ``DLARRAY_DEFAULT_DEVICE`` environment variable names another device at import time).
+DEFAULT_DEVICE = _default_device_from_environment()

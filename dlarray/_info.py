@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ._devices import CPU, Device, as_device
+from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dtypes import ARRAY_API_DTYPES, DType, complex128, float64, int64
 
 __all__ = ["__array_namespace_info__"]
@@ -80,8 +80,12 @@ class Info:
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self) -> Device:
-        """The device arrays are created on when no ``device`` is given: the CPU."""
-        return CPU
+        """The device arrays are created on when no ``device`` is given.
+
+        The CPU, unless the ``DLARRAY_DEFAULT_DEVICE`` environment variable named another device
+        (e.g. ``cuda:0``) when dlarray was imported.
+        """
+        return DEFAULT_DEVICE
 
     def devices(self) -> tuple[Device, ...]:
         """The devices arrays can be created on (the CPU first)."""

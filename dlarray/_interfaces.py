@@ -10,6 +10,7 @@ import struct
 import sys
 from typing import Any
 
+from . import _cuda
 from ._dlpack import (
     FLAG_READ_ONLY,
     MAX_NDIM,
@@ -218,28 +219,17 @@ def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     if version not in (2, 3):
         raise BufferError(f"__cuda_array_interface__ version {version!r} is not supported (2 or 3)")
     info = _from_interface(spec, DLDeviceType.CUDA, 0, "__cuda_array_interface__")
-    driver = _cuda_driver()
+    driver = _cuda.driver()
     if driver is not None and info.data:
         ordinal = ctypes.c_int(0)
         # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
         if driver.cuPointerGetAttribute(ctypes.byref(ordinal), 9, ctypes.c_void_p(info.data)) == 0:
             info = info._replace(device_id=ordinal.value)
-        stream = spec.get("stream")
-        if stream:
-            driver.cuStreamSynchronize(ctypes.c_void_p(int(stream)))
+    stream = spec.get("stream")
+    if stream is not None:
+        if _cuda.consumer_stream(stream) == _cuda.NO_SYNC:
+            raise ValueError("__cuda_array_interface__ stream -1 is not allowed (the protocol has no 'no sync')")
+        if driver is not None:
+            # v3: the consumer synchronizes on the producer's stream before using the data
+            _cuda.check(driver.cuStreamSynchronize(ctypes.c_void_p(int(stream))), "cuStreamSynchronize")
     return info, obj
-
-
-_driver_state: list[Any] = []
-
-
-def _cuda_driver() -> Any:
-    """libcuda through ctypes, or None where there is none (no GPU, no driver)."""
-    if not _driver_state:
-        try:
-            driver = ctypes.CDLL("libcuda.so.1")
-            driver.cuPointerGetAttribute.restype = ctypes.c_int
-            _driver_state.append(driver)
-        except OSError:
-            _driver_state.append(None)
-    return _driver_state[0]

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._array import Array, wrap
-from ._devices import CPU, as_device
+from ._devices import CPU, DEFAULT_DEVICE, as_device
 from ._dtypes import as_dtype, float64
 
 __all__ = [
@@ -236,10 +236,9 @@ def _frequencies(values: np.ndarray, dtype: Any, device: Any, name: str) -> Arra
     if target.kind != "real floating":
         raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {target}")
     result = wrap(values.astype(target.numpy_dtype, copy=False))
-    if device is not None:
-        place = as_device(device)
-        if place is not CPU:
-            result = result.to_device(place)
+    place = DEFAULT_DEVICE if device is None else as_device(device)
+    if place is not CPU:
+        result = result.to_device(place)
     return result
 
 

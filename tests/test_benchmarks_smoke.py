@@ -67,3 +67,17 @@ def test_dispatch_quick(tmp_path: Path) -> None:
     _check_targets(result)
     if HAS_MATPLOTLIB:
         assert (tmp_path / "dispatch.png").stat().st_size > 0
+
+
+def test_cuda_benchmark_runs_or_says_why_not(tmp_path: Path) -> None:
+    """On a GPU machine it measures and writes cuda.json; elsewhere it says what is missing."""
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_cuda.py"), "--quick", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
+    if "skipped" in completed.stdout:
+        assert not (tmp_path / "cuda.json").exists()
+        assert "bench_cuda: skipped, " in completed.stdout
+    else:  # pragma: no cover - GPU machines
+        _check_targets(json.loads((tmp_path / "cuda.json").read_text()))

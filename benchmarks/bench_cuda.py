@@ -1,0 +1,128 @@
+"""CUDA hand-off latency: dlarray against cupy and torch moving the same GPU buffers.
+
+Run on a machine with a CUDA GPU, torch and cupy, from the repository root::
+
+    .venv/bin/python benchmarks/bench_cuda.py          # sizes 10 .. 1e8 float32 elements
+    .venv/bin/python benchmarks/bench_cuda.py --quick  # smoke run
+
+Measured in one process, interleaved (see _harness.py), for each size:
+
+- import: ``dlarray.from_dlpack(torch_tensor)`` against ``cupy.from_dlpack(torch_tensor)``;
+- export: ``torch.from_dlpack(dlarray_array)`` against ``torch.from_dlpack(cupy_array)``;
+- with a stream: the same export from a consumer on another stream (an event recorded and waited
+  on), against cupy doing the same for torch.
+
+Targets: dlarray within 1.5x of cupy on import and export, and its import time flat across sizes
+(max/min of medians <= 1.3). Without CUDA it prints why and exits 0 without writing anything.
+Writes ``results/cuda.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import (  # noqa: E402
+    RESULTS_DIR,
+    Results,
+    Settings,
+    Target,
+    environment,
+    fmt,
+    print_table,
+    print_targets,
+    ratio,
+    worst,
+    write_json,
+)
+
+SIZES = [10, 10_000, 10_000_000, 100_000_000]
+QUICK_SIZES = [10, 100_000]
+
+
+def cuda_stack() -> tuple[Any, Any] | str:
+    """(torch, cupy) when both see a GPU, else the reason there is nothing to measure."""
+    try:
+        import cupy
+        import torch
+    except ImportError as missing:
+        return f"{missing.name} is not installed"
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA GPU"
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # noqa: BLE001 - cupy's own CUDA errors
+        return f"cupy sees no CUDA GPU ({error})"
+    return torch, cupy
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="two small sizes, short repeats")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for cuda.json")
+    options = parser.parse_args(argv)
+    stack = cuda_stack()
+    if isinstance(stack, str):
+        print(f"bench_cuda: skipped, {stack}")
+        return 0
+    torch, cupy = stack
+    import dlarray
+
+    settings = Settings.for_mode(options.quick)
+    sizes = QUICK_SIZES if options.quick else SIZES
+    results = Results()
+    other = torch.cuda.Stream()
+    for size in sizes:
+        t = torch.ones(size, dtype=torch.float32, device="cuda")
+        namespace = {"torch": torch, "cupy": cupy, "dlarray": dlarray, "t": t,
+                     "x": dlarray.from_dlpack(t), "c": cupy.from_dlpack(t), "other": other.cuda_stream}
+        case = str(size)
+        results.run([
+            ("import: dlarray.from_dlpack(torch)", case, "dlarray.from_dlpack(t)", namespace),
+            ("import: cupy.from_dlpack(torch)", case, "cupy.from_dlpack(t)", namespace),
+            ("export: torch.from_dlpack(dlarray)", case, "torch.from_dlpack(x)", namespace),
+            ("export: torch.from_dlpack(cupy)", case, "torch.from_dlpack(c)", namespace),
+            ("stream export: dlarray", case, "x.__dlpack__(stream=other, max_version=(1, 0))", namespace),
+            ("stream export: cupy", case, "c.__dlpack__(stream=other)", namespace),
+        ], settings)
+        torch.cuda.synchronize()
+    names = list(results.timings)
+    rows = [[name, *(fmt(results.median(name, str(size))) for size in sizes)] for name in names]
+    print_table(f"CUDA hand-offs on {torch.cuda.get_device_name()} (median us)",
+                ["operation", *(f"{size:.0e}" for size in sizes)], rows)
+
+    def ratios(ours: str, theirs: str) -> dict[str, float | None]:
+        return {str(size): ratio(results.median(ours, str(size)), results.median(theirs, str(size)))
+                for size in sizes}
+
+    imports = ratios("import: dlarray.from_dlpack(torch)", "import: cupy.from_dlpack(torch)")
+    exports = ratios("export: torch.from_dlpack(dlarray)", "export: torch.from_dlpack(cupy)")
+    streams = ratios("stream export: dlarray", "stream export: cupy")
+    import_times = [results.median("import: dlarray.from_dlpack(torch)", str(size)) for size in sizes]
+    known = [value for value in import_times if value]
+    flatness = max(known) / min(known) if known else None
+    targets = [
+        Target("dlarray.from_dlpack(torch cuda) / cupy.from_dlpack(torch cuda)", worst(imports.values(), "<="),
+               "<=", 1.5, imports),
+        Target("torch.from_dlpack(dlarray cuda) / torch.from_dlpack(cupy)", worst(exports.values(), "<="),
+               "<=", 1.5, exports),
+        Target("__dlpack__(stream=other): dlarray / cupy", worst(streams.values(), "<="), "<=", 1.5, streams),
+        Target("import flat across sizes (max/min of medians)", flatness, "<=", 1.3),
+    ]
+    print_targets(targets)
+    payload = {
+        "environment": environment(settings, options.quick, ["dlarray", "torch", "cupy"]),
+        "device": torch.cuda.get_device_name(),
+        "timings": results.as_dict(),
+        "errors": results.errors,
+        "targets": {target.name: target.as_dict() for target in targets},
+    }
+    write_json(options.out / "cuda.json", payload)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,145 @@
+"""CUDA streams at the DLPack boundary, through the CUDA driver (``libcuda``) and ctypes.
+
+DLPack names a CUDA stream with an integer: ``1`` the legacy default stream, ``2`` the per-thread
+default stream, a larger value a ``cudaStream_t`` pointer, ``-1`` "do not synchronize"; ``0`` is
+refused as ambiguous, and ``None`` means the legacy default stream. Every CUDA Array remembers the
+stream its data is ordered on (``1`` unless cupy computed it on another one). When a consumer asks
+for the data on another stream, the consumer's stream waits for the array's stream through an
+event (record on one, wait on the other): no host synchronization, no device-wide barrier.
+
+The driver is optional. Without it there is no GPU and so no work in flight on any stream: there
+is nothing to order, and dlarray only validates the stream values. This module imports no numpy
+and needs no cupy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any
+
+#: DLPack's integer for the legacy default stream, which ``stream=None`` means on CUDA.
+LEGACY_DEFAULT_STREAM = 1
+PER_THREAD_DEFAULT_STREAM = 2
+NO_SYNC = -1
+
+_CU_EVENT_DISABLE_TIMING = 0x2
+_driver_state: list[Any] = []
+_contexts: dict[int, int] = {}  # device ordinal -> retained primary context (kept for the process)
+_lock = threading.Lock()
+
+
+def driver() -> Any:
+    """``libcuda`` through ctypes (initialized), or None where there is none (no GPU, no driver)."""
+    if not _driver_state:
+        with _lock:
+            if not _driver_state:
+                _driver_state.append(_load_driver())
+    return _driver_state[0]
+
+
+def _load_driver() -> Any:
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+    lib.cuPointerGetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+    lib.cuDeviceGet.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+    lib.cuDevicePrimaryCtxRetain.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+    lib.cuCtxPushCurrent_v2.argtypes = [ctypes.c_void_p]
+    lib.cuCtxPopCurrent_v2.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.cuEventCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.cuStreamWaitEvent.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
+    lib.cuEventDestroy_v2.argtypes = [ctypes.c_void_p]
+    if lib.cuInit(0) != 0:  # a driver without a usable GPU (e.g. in a container without one)
+        return None
+    return lib
+
+
+def check(result: int, call: str) -> None:
+    """Raise BufferError naming the driver call and its error when ``result`` is not CUDA_SUCCESS."""
+    if result != 0:
+        name = ctypes.c_char_p()
+        lib = driver()
+        if lib is not None:
+            lib.cuGetErrorName(result, ctypes.byref(name))
+        label = name.value.decode() if name.value else f"error {result}"
+        raise BufferError(f"CUDA driver call {call} failed: {label}")
+
+
+def consumer_stream(stream: Any) -> int:
+    """Validate a consumer's ``stream`` argument for a CUDA array; return DLPack's integer for it.
+
+    Raises
+    ------
+    TypeError
+        ``stream`` is not None or an integer.
+    ValueError
+        ``stream`` is 0 (ambiguous in DLPack: legacy, per-thread or none) or below -1.
+    """
+    if stream is None:
+        return LEGACY_DEFAULT_STREAM
+    if isinstance(stream, bool) or not isinstance(stream, int):
+        raise TypeError(f"stream must be None or an int (a CUDA stream pointer, 1, 2 or -1), got {stream!r}")
+    if stream == 0:
+        raise ValueError(
+            "stream=0 is ambiguous for CUDA (DLPack and the CUDA Array Interface disallow it): pass "
+            "1 for the legacy default stream, 2 for the per-thread default stream, or the stream pointer"
+        )
+    if stream < NO_SYNC:
+        raise ValueError(f"stream must be -1, 1, 2 or a CUDA stream pointer, got {stream}")
+    return stream
+
+
+def order(producer: int, consumer: int, device_id: int) -> bool:
+    """Make work on ``consumer`` wait for the work already queued on ``producer``.
+
+    Both are DLPack stream integers. Nothing happens when they are the same stream, when the
+    consumer asked for no synchronization (-1), or without a CUDA driver (nothing can be in flight).
+    Returns whether an event was recorded and waited on.
+    """
+    if consumer == NO_SYNC or consumer == producer:
+        return False
+    lib = driver()
+    if lib is None:
+        return False
+    context = _primary_context(lib, device_id)
+    check(lib.cuCtxPushCurrent_v2(context), "cuCtxPushCurrent")
+    try:
+        event = ctypes.c_void_p()
+        check(lib.cuEventCreate(ctypes.byref(event), _CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+        try:
+            # DLPack's 1 and 2 are also the driver's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD
+            check(lib.cuEventRecord(event, ctypes.c_void_p(producer)), "cuEventRecord")
+            check(lib.cuStreamWaitEvent(ctypes.c_void_p(consumer), event, 0), "cuStreamWaitEvent")
+        finally:
+            lib.cuEventDestroy_v2(event)  # released by the driver once the wait is resolved
+    finally:
+        popped = ctypes.c_void_p()
+        lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+    return True
+
+
+def _primary_context(lib: Any, device_id: int) -> int:
+    """The device's primary context (the one torch, cupy and the runtime API share)."""
+    context = _contexts.get(device_id)
+    if context is None:
+        with _lock:
+            context = _contexts.get(device_id)
+            if context is None:
+                device = ctypes.c_int()
+                check(lib.cuDeviceGet(ctypes.byref(device), device_id), f"cuDeviceGet({device_id})")
+                handle = ctypes.c_void_p()
+                check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(handle), device), "cuDevicePrimaryCtxRetain")
+                context = _contexts[device_id] = handle.value  # type: ignore[assignment]
+    return context  # type: ignore[return-value]
+
+
+def cupy_current_stream(cupy: Any, device_id: int) -> int:
+    """cupy's current stream on ``device_id`` as a DLPack stream integer (its null stream is 1)."""
+    with cupy.cuda.Device(device_id):
+        pointer = cupy.cuda.get_current_stream().ptr
+    return LEGACY_DEFAULT_STREAM if pointer == 0 else pointer
