@@ -115,9 +115,13 @@ class _DLPackHandle:
     def __init__(self, array: Array) -> None:
         self._array = array
 
-    def __dlpack__(self, *, max_version: Any = None, **_options: Any) -> Any:
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, **_options: Any) -> Any:
+        array = self._array
+        if stream is not None:
+            # cupy passes its current stream: it waits for the stream the data is ordered on
+            _cuda.order(stream_of(array), _cuda.consumer_stream(stream), array._device.id)
         versioned = max_version is not None and int(max_version[0]) >= 1
-        return self._array._export(versioned=versioned)
+        return array._export(versioned=versioned)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._array.__dlpack_device__()
@@ -140,15 +144,12 @@ def stream_of(array: Array) -> int:
 def cuda_view(array: Array) -> Any:
     """A cupy array over ``array``'s device memory, zero-copy (requires cupy).
 
-    cupy's current stream is made to wait for the stream the data is ordered on, so that cupy's
-    work on the view comes after the producer's.
+    cupy's ``from_dlpack`` passes its current stream, which is made to wait for the stream the
+    data is ordered on, so that cupy's work on the view comes after the producer's.
     """
     cupy = import_cupy(f"computing on {array._device}")
-    device_id = array._device.id
-    with cupy.cuda.Device(device_id):
-        view = cupy.from_dlpack(_DLPackHandle(array))
-        _cuda.order(stream_of(array), _cuda.cupy_current_stream(cupy, device_id), device_id)
-    return view
+    with cupy.cuda.Device(array._device.id):
+        return cupy.from_dlpack(_DLPackHandle(array))
 
 
 def move(array: Array, target: Any, stream: Any = None) -> Any:

@@ -139,7 +139,15 @@ def _primary_context(lib: Any, device_id: int) -> int:
 
 
 def cupy_current_stream(cupy: Any, device_id: int) -> int:
-    """cupy's current stream on ``device_id`` as a DLPack stream integer (its null stream is 1)."""
+    """cupy's current stream on ``device_id`` as a DLPack stream integer.
+
+    cupy's null stream (pointer 0) is the legacy default stream (1), or the per-thread default
+    stream (2) when cupy runs in per-thread-default-stream mode: cupy says which, as it does when
+    it hands its stream to a DLPack producer.
+    """
     with cupy.cuda.Device(device_id):
         pointer = cupy.cuda.get_current_stream().ptr
-    return LEGACY_DEFAULT_STREAM if pointer == 0 else pointer
+    if pointer != 0:
+        return pointer
+    default_stream = getattr(cupy.cuda.stream, "get_default_stream_ptr", None)
+    return default_stream() if default_stream is not None else LEGACY_DEFAULT_STREAM
