@@ -16,7 +16,6 @@ from ._dlpack import (
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
     CapsuleType,
-    DLDeviceType,
     TensorInfo,
     consume_capsule,
     contiguous_strides,
@@ -87,7 +86,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     elif kind is CapsuleType:
         array = Array._from_tensor(*consume_capsule(x))
     elif target is None and copy is None and (importer := importer_for(kind)) is not None:
-        array = _import_through_exchange_api(x, importer)
+        # None for a non-CPU tensor: its owner is gone already, __dlpack__ below orders the streams
+        taken = import_with(importer, x)
+        array = None if taken is None else Array._from_tensor(*taken)
     else:
         array = None
     if array is None:
@@ -120,14 +121,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if copy:
         return array._copy()
     return array
-
-
-def _import_through_exchange_api(x: Any, importer: Any) -> Array | None:
-    """Import through the producer's C exchange API; None for a non-CPU tensor (no stream sync)."""
-    info, owner = import_with(importer, x)
-    if info.device_type != DLDeviceType.CPU:
-        return None  # owner's deleter runs now; __dlpack__ orders the streams properly
-    return Array._from_tensor(info, owner)
 
 
 def _from_numpy(native: np.ndarray) -> Array:

@@ -4,7 +4,7 @@ A producer type may carry ``__dlpack_c_exchange_api__``: a capsule named ``dlpac
 holding a static ``DLPackExchangeAPI`` struct of C function pointers (torch has one). Its
 ``managed_tensor_from_py_object_no_sync`` hands over a ``DLManagedTensorVersioned*`` directly: no
 Python ``__dlpack__`` call, no capsule. Ownership of the struct moves to the caller at once (see
-``take_versioned``). "NoSync" means no stream ordering, so only CPU tensors are taken this way.
+:func:`import_with`). "NoSync" means no stream ordering, so only CPU tensors are taken this way.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import ctypes
 from typing import Any
 
 from . import _capi
-from ._consume import CapsuleType, ImportedTensor, TensorInfo, take_versioned
-from ._structs import DLPackVersion
+from ._consume import DEVICE_TYPE_INDEX, CapsuleType, ImportedTensor, take_versioned
+from ._structs import DLDeviceType, DLPackVersion
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
 
@@ -58,8 +58,21 @@ def importer_for(kind: type) -> Any:
     return function
 
 
-def import_with(importer: Any, obj: object) -> tuple[TensorInfo, ImportedTensor]:
-    """Ask ``importer`` (from :func:`importer_for`) for ``obj``'s tensor and take ownership of it."""
-    managed = ctypes.c_void_p()
-    importer(obj, ctypes.byref(managed))  # raises the producer's Python error on failure
-    return take_versioned(managed.value)  # type: ignore[arg-type]
+# The out-parameter: a one-element array passes as the pointer itself (no byref). A new one per
+# call: a shared slot could be overwritten by another thread, or by a producer that imports again
+# from inside the call, before it is read.
+_OUT = ctypes.c_void_p * 1
+_CPU = DLDeviceType.CPU.value
+
+
+def import_with(importer: Any, obj: object) -> tuple[tuple[Any, ...], ImportedTensor] | None:
+    """Ask ``importer`` (from :func:`importer_for`) for ``obj``'s tensor and take ownership of it.
+
+    Returns what :func:`~dlarray._dlpack._consume.take_versioned` does: the fields of its
+    TensorInfo (a plain tuple) and its owner; None for a valid tensor that is not on the CPU,
+    let go at once ("NoSync": only ``__dlpack__`` orders the streams).
+    """
+    out = _OUT()
+    importer(obj, out)  # raises the producer's Python error on failure
+    taken = take_versioned(out[0])  # type: ignore[arg-type]
+    return taken if taken[0][DEVICE_TYPE_INDEX] == _CPU else None

@@ -2,7 +2,7 @@
 
 The layout is declared twice on purpose: as ``ctypes.Structure`` classes (readable, and used by
 producers that build structs field by field, such as the test producer) and as ``struct.Struct``
-formats used on the hot path, where one ``string_at`` plus one ``unpack_from`` reads a whole header.
+formats used on the hot path, where one ``unpack_from`` over ``_consume.MEMORY`` reads a whole header.
 An import-time check keeps the two in agreement.
 """
 
