@@ -93,8 +93,10 @@ class Array:
         self._shape = shape
         self._strides = strides
         self._dtype = _DTYPE_BY_CODE[code, bits]
-        device = _DEVICE_CACHE.get((device_type, device_id))
-        self._device = device if device is not None else device_of(device_type, device_id)
+        try:
+            self._device = _DEVICE_CACHE[device_type, device_id]
+        except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
+            self._device = device_of(device_type, device_id)
         self._flags = flags & _KEPT_FLAGS
         return self
 

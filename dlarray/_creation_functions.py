@@ -86,9 +86,10 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     elif kind is CapsuleType:
         array = Array._from_tensor(*consume_capsule(x))
     elif target is None and copy is None and (importer := importer_for(kind)) is not None:
-        # None for a non-CPU tensor: its owner is gone already, __dlpack__ below orders the streams
         taken = import_with(importer, x)
-        array = None if taken is None else Array._from_tensor(*taken)
+        if taken is not None:
+            return Array._from_tensor(*taken)  # no device or copy asked for: nothing else to do
+        array = None  # a non-CPU tensor, let go already: __dlpack__ below orders the streams
     else:
         array = None
     if array is None:

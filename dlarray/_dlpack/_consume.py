@@ -249,7 +249,11 @@ def take_versioned(managed: int) -> tuple[tuple[Any, ...], ImportedTensor]:
     except BaseException:
         call_deleter_now(managed, _VERSION_PREFIX_AT(MEMORY, managed)[3])
         raise
-    return fields, own(managed, deleter)
+    # own(managed, deleter), inline: this is the import hot path
+    owner = _new_object(ImportedTensor)
+    owner.address = managed
+    owner._deleter = (_deleter_cache.get(deleter) or _deleter_for(deleter)) if deleter else None
+    return fields, owner
 
 
 def _read_versioned(managed: int, capsule: object) -> tuple[tuple[Any, ...], int]:

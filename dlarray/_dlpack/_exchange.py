@@ -35,27 +35,32 @@ class DLPackExchangeAPI(ctypes.Structure):
 
 
 # int (*)(PyObject *, DLManagedTensorVersioned **): sets a Python error and returns -1 on failure,
-# so it is called as a Python-API function (GIL held, error raised by ctypes).
-_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+# so it is called as a Python-API function (GIL held, error raised by ctypes). The out-parameter
+# is declared void*: ctypes checks a c_void_p array against it faster than against POINTER(...).
+_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
 
-_importers: dict[type, Any] = {}
+
+class _ImporterCache(dict):  # type: ignore[type-arg]
+    """Producer type -> its ``managed_tensor_from_py_object_no_sync``, or None; filled on first use.
+
+    A lookup that hits is one C-level subscript (no Python call), which the import hot path wants.
+    """
+
+    def __missing__(self, kind: type) -> Any:
+        function = None
+        capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
+        if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
+            api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
+            if api.header.version.major == 1 and api.managed_tensor_from_py_object_no_sync:
+                function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
+        if len(self) < 1024:  # bounded: one entry per producer type
+            self[kind] = function
+        return function
 
 
-def importer_for(kind: type) -> Any:
-    """The producer type's ``managed_tensor_from_py_object_no_sync``, or None (cached per type)."""
-    try:
-        return _importers[kind]
-    except KeyError:
-        pass
-    function = None
-    capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
-    if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
-        api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
-        if api.header.version.major == 1 and api.managed_tensor_from_py_object_no_sync:
-            function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
-    if len(_importers) < 1024:  # bounded: one entry per producer type
-        _importers[kind] = function
-    return function
+_importers = _ImporterCache()
+#: ``importer_for(kind)``: the producer type's ``managed_tensor_from_py_object_no_sync``, or None.
+importer_for = _importers.__getitem__
 
 
 # The out-parameter: a one-element array passes as the pointer itself (no byref). A new one per
