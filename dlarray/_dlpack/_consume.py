@@ -21,13 +21,11 @@ from ._structs import (
     FLAG_IS_COPIED,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
-    LEGACY_DELETER_OFFSET,
+    LEGACY_LAYOUT,
     MAX_NDIM,
-    TENSOR_LAYOUT,
     VALID_BITS,
     VERSION_PREFIX_LAYOUT,
-    VERSIONED_PREFIX_LAYOUT,
-    VERSIONED_TENSOR_OFFSET,
+    VERSIONED_LAYOUT,
     DLDataTypeCode,
     DLDeviceType,
     DLPACK_MAJOR_VERSION,
@@ -60,10 +58,9 @@ MEMORY = _address_space()
 # _INT64S_AT[n] reads n int64 (a shape or strides of ndim n)
 _INT64S_AT = [struct.Struct(f"@{count}q").unpack_from for count in range(MAX_NDIM + 1)]
 _INT64_AT = _INT64S_AT[1]
-_TENSOR_AT = TENSOR_LAYOUT.unpack_from
-_VERSIONED_PREFIX_AT = VERSIONED_PREFIX_LAYOUT.unpack_from
+_VERSIONED_AT = VERSIONED_LAYOUT.unpack_from
+_LEGACY_AT = LEGACY_LAYOUT.unpack_from
 _VERSION_PREFIX_AT = VERSION_PREFIX_LAYOUT.unpack_from
-_LEGACY_DELETER_AT = struct.Struct(f"@{LEGACY_DELETER_OFFSET}xP").unpack_from
 _get_name = _capi.capsule_get_name
 _get_pointer = _capi.capsule_get_pointer
 _set_name = _capi.capsule_set_name
@@ -112,7 +109,7 @@ def _new_info(fields: tuple[Any, ...], _new: Any = tuple.__new__) -> TensorInfo:
     return _new(TensorInfo, fields)  # skips NamedTuple's argument parsing on the hot path
 
 
-#: Where the device type sits in a TensorInfo (and in the plain tuple ``_read_tensor`` returns).
+#: Where the device type sits in a TensorInfo (and in the plain tuple ``read_managed`` returns).
 DEVICE_TYPE_INDEX = TensorInfo._fields.index("device_type")
 
 
@@ -220,8 +217,7 @@ def _consume_locked(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
         managed = _get_pointer(capsule, LEGACY_NAME)
         if not managed:
             raise BufferError("DLPack capsule holds a NULL DLManagedTensor")
-        deleter = _LEGACY_DELETER_AT(MEMORY, managed)[0]
-        fields = _read_tensor(managed, 0, None)
+        fields, deleter = read_managed(managed, False)
         _set_name(capsule, _USED_LEGACY_NAME)
     elif name in (b"used_dltensor", b"used_dltensor_versioned"):
         raise BufferError("this DLPack capsule was consumed already; a capsule can be used once")
@@ -232,28 +228,9 @@ def _consume_locked(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     return _new_info(fields), own(managed, deleter)
 
 
-def take_versioned(managed: int) -> tuple[tuple[Any, ...], ImportedTensor]:
-    """Take ownership of a DLManagedTensorVersioned handed over without a capsule (C exchange API).
-
-    Returns the fields of its TensorInfo as a plain tuple (what ``Array._from_tensor`` unpacks; a
-    TensorInfo costs ~0.15 us more) and its owner. The caller owns ``managed`` already, so on
-    refusal its deleter is called here before raising.
-    """
-    try:
-        # The exchange API's own version (checked when it was found) vouches for the struct's
-        # major version, so the flags are read along with it.
-        major, minor, _ctx, deleter, flags = _VERSIONED_PREFIX_AT(MEMORY, managed)
-        if major != DLPACK_MAJOR_VERSION:
-            raise BufferError(f"DLPack major version {major}.{minor} is not supported")
-        fields = _read_tensor(managed + VERSIONED_TENSOR_OFFSET, flags, (major, minor))
-    except BaseException:
-        call_deleter_now(managed, _VERSION_PREFIX_AT(MEMORY, managed)[3])
-        raise
-    # own(managed, deleter), inline: this is the import hot path
-    owner = _new_object(ImportedTensor)
-    owner.address = managed
-    owner._deleter = (_deleter_cache.get(deleter) or _deleter_for(deleter)) if deleter else None
-    return fields, owner
+def deleter_of(managed: int) -> int:
+    """The deleter address of a DLManagedTensorVersioned, from the prefix every version keeps."""
+    return _VERSION_PREFIX_AT(MEMORY, managed)[3]
 
 
 def _read_versioned(managed: int, capsule: object) -> tuple[tuple[Any, ...], int]:
@@ -268,21 +245,33 @@ def _read_versioned(managed: int, capsule: object) -> tuple[tuple[Any, ...], int
         raise BufferError(
             f"DLPack major version {major}.{minor} is not supported (this consumer reads {DLPACK_MAJOR_VERSION}.x)"
         )
-    flags = _VERSIONED_PREFIX_AT(MEMORY, managed)[4]
-    return _read_tensor(managed + VERSIONED_TENSOR_OFFSET, flags, (major, minor)), deleter
+    return read_managed(managed, True)
 
 
-def _read_tensor(address: int, flags: int, version: tuple[int, int] | None) -> tuple[Any, ...]:
-    """Validate the DLTensor at ``address``; return the fields of its TensorInfo, a plain tuple.
+def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
+    """Validate the DLManagedTensorVersioned (or, not ``versioned``, DLManagedTensor) at ``managed``.
+
+    Returns the fields of its TensorInfo as a plain tuple (what ``Array._from_tensor`` unpacks; a
+    TensorInfo costs ~0.15 us more) and its deleter's address. The whole struct is read at once,
+    so a versioned one must be known to be of major version 1 (its size and layout) or come from
+    a source that vouches for that (the exchange API); another major version raises here.
 
     Shape and strides are read only once ndim is known good. An ordinary tensor (extents, strides
     and byte_offset non-negative and far below int64's limits) passes one bound test; anything
     else, and every refusal, goes through the general checks that name the faulty field.
     """
     try:
-        (data, device_type, device_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset) = (
-            _TENSOR_AT(MEMORY, address)
-        )
+        if versioned:
+            (major, minor, _ctx, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
+             shape_ptr, strides_ptr, byte_offset) = _VERSIONED_AT(MEMORY, managed)
+            if major != DLPACK_MAJOR_VERSION:
+                raise BufferError(f"DLPack major version {major}.{minor} is not supported")
+            version: tuple[int, int] | None = (major, minor)
+        else:
+            (data, device_type, device_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset,
+             _ctx, deleter) = _LEGACY_AT(MEMORY, managed)
+            flags = 0
+            version = None
         if (code, bits) not in _VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
             _refuse_dtype_or_device(code, bits, lanes, device_type)
         if ndim == 1 and shape_ptr:  # the common case
@@ -292,7 +281,9 @@ def _read_tensor(address: int, flags: int, version: tuple[int, int] | None) -> t
             # [0, 2**28) (a negative int has all high bits set) and data in user space keep every
             # byte count and address far inside int64. Anything else takes the general path.
             if not (shape[0] | strides[0] | byte_offset) >> 28 and 0 < data < _USER_SPACE_END:
-                return (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
+                fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags,
+                          version)
+                return fields, deleter
         elif 1 < ndim <= MAX_NDIM and shape_ptr and strides_ptr:
             read = _INT64S_AT[ndim]
             shape = read(MEMORY, shape_ptr)
@@ -308,7 +299,9 @@ def _read_tensor(address: int, flags: int, version: tuple[int, int] | None) -> t
             # user space keep every byte count and address far inside int64.
             if (0 <= seen < _FAST_BOUND and 0 < size < _FAST_BOUND and reach < _FAST_BOUND
                     and 0 < data < _USER_SPACE_END):
-                return (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
+                fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags,
+                          version)
+                return fields, deleter
         itemsize = (bits + 7) >> 3
         if ndim:
             if not 0 < ndim <= MAX_NDIM:
@@ -353,10 +346,11 @@ def _read_tensor(address: int, flags: int, version: tuple[int, int] | None) -> t
                     f"DLPack tensor's data ({data:#x}) + byte_offset ({byte_offset}) and strides reach "
                     f"outside the address space"
                 )
-        return (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
+        fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
+        return fields, deleter
     except (OverflowError, struct.error):  # MEMORY ends at sys.maxsize
         raise BufferError(
-            "DLPack tensor's address or its shape/strides pointer lies outside the address space"
+            "DLPack tensor struct, shape or strides pointer lies outside the address space"
         ) from None
 
 

@@ -13,7 +13,15 @@ import ctypes
 from typing import Any
 
 from . import _capi
-from ._consume import DEVICE_TYPE_INDEX, CapsuleType, ImportedTensor, take_versioned
+from ._consume import (
+    DEVICE_TYPE_INDEX,
+    CapsuleType,
+    ImportedTensor,
+    call_deleter_now,
+    deleter_of,
+    own,
+    read_managed,
+)
 from ._structs import DLDeviceType, DLPackVersion
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
@@ -73,11 +81,22 @@ _CPU = DLDeviceType.CPU.value
 def import_with(importer: Any, obj: object) -> tuple[tuple[Any, ...], ImportedTensor] | None:
     """Ask ``importer`` (from :func:`importer_for`) for ``obj``'s tensor and take ownership of it.
 
-    Returns what :func:`~dlarray._dlpack._consume.take_versioned` does: the fields of its
-    TensorInfo (a plain tuple) and its owner; None for a valid tensor that is not on the CPU,
-    let go at once ("NoSync": only ``__dlpack__`` orders the streams).
+    Returns the fields of its TensorInfo as a plain tuple (see ``read_managed``) and its owner;
+    None for a valid tensor that is not on the CPU, let go at once ("NoSync": only ``__dlpack__``
+    orders the streams). The struct is ours as soon as the call returns, so a refusal runs its
+    deleter before raising.
     """
     out = _OUT()
     importer(obj, out)  # raises the producer's Python error on failure
-    taken = take_versioned(out[0])  # type: ignore[arg-type]
-    return taken if taken[0][DEVICE_TYPE_INDEX] == _CPU else None
+    managed: int = out[0]  # type: ignore[assignment]
+    try:
+        # The exchange API's own major version (checked when it was found) vouches for the
+        # struct's size, so it is read whole; read_managed still refuses another major version.
+        fields, deleter = read_managed(managed, True)
+    except BaseException:
+        call_deleter_now(managed, deleter_of(managed))
+        raise
+    if fields[DEVICE_TYPE_INDEX] != _CPU:
+        call_deleter_now(managed, deleter)
+        return None
+    return fields, own(managed, deleter)

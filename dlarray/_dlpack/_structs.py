@@ -132,6 +132,10 @@ VERSIONED_PREFIX_LAYOUT = struct.Struct("@IIPPQ")
 LEGACY_SUFFIX_LAYOUT = struct.Struct("@PP")
 #   The stable prefix every major version keeps: version, manager_ctx, deleter
 VERSION_PREFIX_LAYOUT = struct.Struct("@IIPP")
+#   Whole structs, read in one go: DLManagedTensorVersioned (prefix, then DLTensor) and
+#   DLManagedTensor (DLTensor, then suffix)
+VERSIONED_LAYOUT = struct.Struct(VERSIONED_PREFIX_LAYOUT.format + TENSOR_LAYOUT.format[1:])
+LEGACY_LAYOUT = struct.Struct(TENSOR_LAYOUT.format + LEGACY_SUFFIX_LAYOUT.format[1:])
 
 TENSOR_SIZE = TENSOR_LAYOUT.size
 VERSIONED_TENSOR_OFFSET = DLManagedTensorVersioned.dl_tensor.offset
@@ -144,6 +148,8 @@ if not (
     and VERSIONED_PREFIX_LAYOUT.size == VERSIONED_TENSOR_OFFSET
     and TENSOR_SIZE + LEGACY_SUFFIX_LAYOUT.size == LEGACY_SIZE
     and DLManagedTensor.manager_ctx.offset == TENSOR_SIZE
+    and VERSIONED_LAYOUT.size == VERSIONED_SIZE
+    and LEGACY_LAYOUT.size == LEGACY_SIZE
 ):  # pragma: no cover - a platform whose C layout differs from the struct module's
     raise ImportError("dlarray: struct layouts disagree with ctypes on this platform")
 
