@@ -36,7 +36,7 @@ import exit_scenarios
 import numpy as np
 import producer
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from producer import Producer, make_capsule, poison_address
 
@@ -147,13 +147,24 @@ def tensor_fields(draw: Any) -> dict[str, Any]:
     }
 
 
+# Found by the fuzzers: a NULL data pointer (required refusal) beside a stride past int64 in bytes
+# (allowed refusal); the consumer names the stride.
+NULL_DATA_AND_HUGE_STRIDE = {
+    "shape": (1, 1), "strides": (0, 2**62 - 101), "ndim": None, "code": 2, "bits": 32, "lanes": 1,
+    "device": (1, 0), "versioned": True, "version": (1, 3), "flags": 0, "byte_offset": 0,
+    "null_shape": False, "null_data": True,
+}
+
+
 def _oracle(f: dict[str, Any], data: int) -> tuple[list[set[str]], set[str], tuple | None]:
     """What the consumer must do with these fields, decided independently of dlarray.
 
     Returns the problems (each a set of words, one of which the error must contain), the words
     of a refusal that is allowed but not required (extents in bytes past 64 bits, addresses
     outside the address space: refusing is right, and so is accepting a tensor that then works),
-    and the (shape, strides) an accepted tensor must have.
+    and the (shape, strides) an accepted tensor must have. The optional words hold beside the
+    problems too: a tensor with a NULL data pointer and a stride past int64 in bytes may be
+    refused for either.
     """
     problems: list[set[str]] = []
     if f["device"][0] not in KNOWN_DEVICES:
@@ -187,7 +198,7 @@ def _oracle(f: dict[str, Any], data: int) -> tuple[list[set[str]], set[str], tup
     if f["null_data"] and size:
         problems.append({"data"})
     optional: set[str] = set()
-    if geometry is not None and not problems:
+    if geometry is not None:
         shape, strides, size, span = geometry
         itemsize = max(f["bits"] // 8, 1)
         start = data + f["byte_offset"]
@@ -227,6 +238,7 @@ def _assert_usable(x: Any) -> None:
 
 @FUZZ
 @given(tensor_fields())
+@example(NULL_DATA_AND_HUGE_STRIDE)
 def test_fuzz_every_field(fields: dict[str, Any]) -> None:
     """Any field values: accepted with metadata exactly as given, or refused naming the field."""
     data = 0 if fields["null_data"] else _untouched_data(fields["device"][0])
@@ -250,7 +262,7 @@ def test_fuzz_every_field(fields: dict[str, Any]) -> None:
     except (BufferError, ValueError, TypeError) as exc:
         refusal = repr(exc)  # not the exception: its traceback would keep the capsule alive
     if refusal is not None:
-        allowed = set().union(*problems) if problems else optional
+        allowed = set().union(*problems, optional)
         assert allowed, f"a well-formed tensor was refused: {refusal}"
         assert any(word in refusal for word in allowed), f"{refusal} names none of {allowed}"
         assert made.deleted == 0, "a refused capsule belongs to its producer"
@@ -278,6 +290,7 @@ def test_fuzz_every_field(fields: dict[str, Any]) -> None:
 
 @settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(tensor_fields())
+@example(NULL_DATA_AND_HUGE_STRIDE)
 def test_fuzz_every_field_through_the_exchange_api(fields: dict[str, Any]) -> None:
     """The C exchange API hands the struct over with its ownership: a refusal calls its deleter at
     once; a non-CPU tensor is let go and asked for again through __dlpack__."""
@@ -287,7 +300,7 @@ def test_fuzz_every_field_through_the_exchange_api(fields: dict[str, Any]) -> No
     source = producer.ExchangeProducer(data_address=data, data_bytes=1, **fields)
     problems, optional, geometry = _oracle(fields, data)
     if fields["version"][0] != 1:
-        problems = [{"major version"}]
+        problems, optional = [{"major version"}], set()  # refused before anything else is read
     refusal = None
     try:
         x = dlarray.from_dlpack(source)
@@ -296,7 +309,7 @@ def test_fuzz_every_field_through_the_exchange_api(fields: dict[str, Any]) -> No
     [handed] = source.exchanged
     assert handed.deleted == (0 if refusal is None and fields["device"][0] == DLDeviceType.CPU else 1)
     if refusal is not None:
-        allowed = set().union(*problems) if problems else optional
+        allowed = set().union(*problems, optional)
         assert allowed and any(word in refusal for word in allowed), (refusal, allowed)
         assert not source.made  # no second attempt after a refusal
         return
