@@ -77,19 +77,21 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
         or ``copy=False`` and a copy is needed.
     """
-    target = None if device is None else as_device(device)
     kind = type(x)
+    if device is None and copy is None and (importer := importer_for(kind)) is not None:
+        # First, being the costliest to reach otherwise: a producer with the C exchange API (torch).
+        # (Array, numpy arrays and capsules have none: the lookup gives None for them.)
+        taken = import_with(importer, x)
+        if taken is not None:
+            return Array._from_tensor(*taken)  # no device or copy asked for: nothing else to do
+        # a non-CPU tensor, let go already: __dlpack__ below orders the streams
+    target = None if device is None else as_device(device)
     if kind is Array:
         array = x
     elif kind is _ndarray:
         array = _from_numpy(x)
     elif kind is CapsuleType:
         array = Array._from_tensor(*consume_capsule(x))
-    elif target is None and copy is None and (importer := importer_for(kind)) is not None:
-        taken = import_with(importer, x)
-        if taken is not None:
-            return Array._from_tensor(*taken)  # no device or copy asked for: nothing else to do
-        array = None  # a non-CPU tensor, let go already: __dlpack__ below orders the streams
     else:
         array = None
     if array is None:
