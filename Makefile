@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-quick test-gpu stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
+.PHONY: setup demo test test-thorough test-quick test-gpu stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -p no:cacheprovider tests
+
+# property tests with 500 fresh random examples each (new inputs every run; not part of CI)
+test-thorough: $(STAMP)
+	HYPOTHESIS_PROFILE=thorough $(PY) -m pytest -n 2 -p no:cacheprovider tests
 
 test-quick: $(STAMP)
 	$(PY) -m pytest -x -q tests
