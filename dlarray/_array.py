@@ -448,7 +448,9 @@ class Array:
         if dtype.bits < 8 and not self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
             raise _backend.BackendUnavailable(f"copying packed {dtype} between devices is not supported")
         carrier = self._view(self._offset, self._shape, self._strides)
-        carrier._dtype = BY_NUMPY[_backend.same_width_unsigned(dtype.itemsize)]
+        from ._creation_functions import bits_dtype
+
+        carrier._dtype = BY_NUMPY[bits_dtype(dtype)]
         moved = wrap(_backend.move(carrier, target, stream))
         moved._ensure_metadata()
         info = TensorInfo(

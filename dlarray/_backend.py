@@ -98,11 +98,6 @@ def opaque_host_view(array: Array) -> np.ndarray:
 _SAME_WIDTH = {1: np.dtype("u1"), 2: np.dtype("u2"), 4: np.dtype("u4"), 8: np.dtype("u8"), 16: np.dtype("c16")}
 
 
-def same_width_unsigned(itemsize: int) -> np.dtype:
-    """The unsigned integer numpy dtype of ``itemsize`` bytes (1, 2, 4 or 8)."""
-    return np.dtype(f"u{itemsize}")
-
-
 class _DLPackHandle:
     """Hands one array to cupy's ``from_dlpack``, in the capsule format cupy asks for.
 

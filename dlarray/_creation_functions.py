@@ -251,7 +251,7 @@ def copy_bytes(array: Array) -> Array:
     if packed:
         raw = np.frombuffer(_packed_bytes(array), dtype=np.uint8).copy()
     else:
-        unsigned = np.dtype(f"u{dtype.itemsize}")
+        unsigned = bits_dtype(dtype)
         interface = {
             "version": 3,
             "shape": array._shape,

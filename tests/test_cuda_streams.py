@@ -248,3 +248,18 @@ def test_ctypes_byref_exposes_the_target() -> None:
     value = ctypes.c_void_p()
     ctypes.byref(value)._obj.value = 5
     assert value.value == 5
+
+
+def test_pinned_memory_copies_to_the_cpu_bit_for_bit() -> None:
+    """Host-readable device memory needs no cupy: a strided bfloat16 view copies with numpy."""
+    import numpy as np
+
+    bits = np.arange(6, dtype=np.uint16)
+    made = make_capsule((6,), code=4, bits=16, device=(int(DLDeviceType.CUDA_HOST), 0), fill=bits.tobytes())
+    x = dlarray.from_dlpack(made.capsule)
+    y = x[::2].to_device("cpu")
+    assert (str(y.device), y.dtype, y.shape, y.strides) == ("cpu", dlarray.bfloat16, (3,), (1,))
+    assert y.data_ptr != x.data_ptr and not y.readonly
+    info, _owner = dlarray._dlpack.consume_capsule(y.__dlpack__(max_version=(1, 3)))
+    copied = np.frombuffer(bytes((ctypes.c_char * 6).from_address(info.data)), dtype=np.uint16)
+    assert copied.tolist() == bits[::2].tolist()
