@@ -83,22 +83,7 @@ class Array:
     @classmethod
     def _from_tensor(cls, info: TensorInfo, owner: Any) -> Array:
         """An Array over a validated tensor description; ``owner`` keeps the memory alive."""
-        self = _new_array(cls)
-        self._native = None
-        self._owner = owner
-        # one unpacking of the tuple instead of nine attribute reads (this is the import hot path)
-        data, offset, shape, strides, code, bits, device_type, device_id, flags, _version = info
-        self._data = data
-        self._offset = offset
-        self._shape = shape
-        self._strides = strides
-        self._dtype = _DTYPE_BY_CODE[code, bits]
-        try:
-            self._device = _DEVICE_CACHE[device_type, device_id]
-        except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
-            self._device = device_of(device_type, device_id)
-        self._flags = flags & _KEPT_FLAGS
-        return self
+        return _adopt(owner, *info[:-1])  # all but the version, which the Array does not keep
 
     def _fill_metadata(self) -> None:
         """Read pointer, shape, strides and read-only from the backend array (results only)."""
@@ -928,6 +913,32 @@ class Array:
             _indexing.setitem(self, key, value)
         else:
             _indexing.raw_setitem(self, key, value)
+
+
+
+def _adopt(
+    owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+    dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int,
+) -> Array:
+    """An Array over validated DLPack fields; ``owner`` keeps the memory alive.
+
+    The import hot path: the core's ``import_with`` calls it with the fields it has just read, so
+    no tuple is built between reading a struct and filling the Array's slots.
+    """
+    self = _new_array(Array)
+    self._native = None
+    self._owner = owner
+    self._data = data
+    self._offset = byte_offset
+    self._shape = shape
+    self._strides = strides
+    self._dtype = _DTYPE_BY_CODE[dtype_code, dtype_bits]
+    try:
+        self._device = _DEVICE_CACHE[device_type, device_id]
+    except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
+        self._device = device_of(device_type, device_id)
+    self._flags = flags & _KEPT_FLAGS
+    return self
 
 
 def wrap(native: Any) -> Array:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, wrap
+from ._array import Array, _adopt, wrap
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dlpack import (
     DLPACK_VERSION,
@@ -81,9 +81,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if device is None and copy is None and (importer := importer_for(kind)) is not None:
         # First, being the costliest to reach otherwise: a producer with the C exchange API (torch).
         # (Array, numpy arrays and capsules have none: the lookup gives None for them.)
-        taken = import_with(importer, x)
-        if taken is not None:
-            return Array._from_tensor(*taken)  # no device or copy asked for: nothing else to do
+        array = import_with(importer, x, _adopt)
+        if array is not None:
+            return array  # no device or copy asked for: nothing else to do
         # a non-CPU tensor, let go already: __dlpack__ below orders the streams
     target = None if device is None else as_device(device)
     if kind is Array:

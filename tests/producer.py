@@ -308,6 +308,8 @@ _FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctyp
 
 
 def _exchange_from_py(obj: Any, out: Any, _make: Any = make_capsule) -> int:
+    if obj.hand_over_nothing:  # a faulty producer: success, but no tensor
+        return 0
     made = _make(bare=True, versioned=True, **obj.fields)
     obj.exchanged.append(made)
     out[0] = made.address
@@ -335,6 +337,7 @@ class ExchangeProducer(Producer):
         ctypes.addressof(_EXCHANGE_API), _EXCHANGE_NAME, None
     )
 
-    def __init__(self, **fields: Any) -> None:
+    def __init__(self, hand_over_nothing: bool = False, **fields: Any) -> None:
         super().__init__(**fields)
         self.exchanged: list[Made] = []
+        self.hand_over_nothing = hand_over_nothing

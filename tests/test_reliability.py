@@ -326,6 +326,54 @@ def test_fuzz_every_field_through_the_exchange_api(fields: dict[str, Any]) -> No
     assert owner.deleted == 1
 
 
+def test_exchange_api_handing_over_no_tensor_is_a_buffer_error() -> None:
+    """A producer whose exchange function reports success but writes no pointer: refused, no crash."""
+    source = producer.ExchangeProducer(hand_over_nothing=True, shape=(3,))
+    with pytest.raises(BufferError, match="gave no tensor"):
+        dlarray.from_dlpack(source)
+    assert not source.exchanged and not source.made
+
+
+# Geometries the bound test accepts (ordinary) and ones only the general checks decide on: each is
+# imported twice, so the second import of an n-dimensional one is answered by the geometry cache.
+GEOMETRIES = [
+    ((5,), (1,)), ((0,), (1,)), ((), ()), ((3, 4), (4, 1)), ((3, 4), (1, 3)), ((2, 3, 4), (12, 4, 1)),
+    ((2, 3, 4), (0, 0, 0)), ((4, 0, 2), (0, 2, 1)), ((3, 4), (-4, 1)), ((2, 2), (1 << 45, 1)),
+    ((1 << 41, 1), (1, 1)), ((2, 3, 224, 224), (150528, 50176, 224, 1)),
+]
+
+
+@pytest.mark.parametrize("through", ["capsule", "exchange"])
+@pytest.mark.parametrize(("shape", "strides"), GEOMETRIES)
+def test_every_geometry_imports_the_same_twice(shape: tuple[int, ...], strides: tuple[int, ...], through: str) -> None:
+    """Fast acceptance and the general checks agree, the first time and the cached second time."""
+    data = poison_address()  # never touched: only metadata is checked
+    for _ in range(2):
+        if through == "capsule":
+            made = make_capsule(shape, strides=strides, data_address=data, data_bytes=1)
+            x = dlarray.from_dlpack(made.capsule)
+        else:
+            source = producer.ExchangeProducer(shape=shape, strides=strides, data_address=data, data_bytes=1)
+            x = dlarray.from_dlpack(source)
+            [made] = source.exchanged
+        assert (x.shape, x.strides, x.data_ptr) == (shape, strides, data)
+        assert made.deleted == 0
+        del x
+        assert made.deleted == 1
+
+
+def test_geometry_cache_stays_bounded() -> None:
+    """Importing ever new shapes does not grow the cache of accepted geometries without bound."""
+    from dlarray._dlpack import _consume
+
+    data = poison_address()
+    for n in range(5000):
+        made = make_capsule((2, n + 1), strides=(n + 1, 1), data_address=data, data_bytes=1)
+        dlarray.from_dlpack(made.capsule)
+        assert made.deleted == 1
+    assert 0 < len(_consume._ordinary_cache) <= 4096
+
+
 # numpy-computable dtypes: (code, bits, numpy dtype)
 NUMPY_DTYPES = [(c, b, np.dtype(n)) for c, b, n in [
     (6, 8, "bool"), (0, 8, "int8"), (0, 16, "int16"), (0, 32, "int32"), (0, 64, "int64"),

@@ -38,11 +38,14 @@ _USED_LEGACY_NAME = _capi.static_c_string(b"used_dltensor")
 
 _INT64_MAX = (1 << 63) - 1
 _STEP_MIN = -_INT64_MAX
-_USER_SPACE_END = 1 << 62  # below any kernel half of a 64-bit address space
+USER_SPACE_END = 1 << 62  # below any kernel half of a 64-bit address space
 _FAST_BOUND = 1 << 40
+# The ordinary 1-D tensor: extent, stride and byte_offset below 2**ORDINARY_1D_SHIFT (one shift
+# tests all three, a negative int having all high bits set); see read_managed.
+ORDINARY_1D_SHIFT = 28
 _consume_lock = threading.Lock()
 _ADDRESS_END = 1 << 64
-_VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
+VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
 _KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
 
 
@@ -57,8 +60,8 @@ MEMORY = _address_space()
 # Readers of C memory: each takes (MEMORY, address).
 # _INT64S_AT[n] reads n int64 (a shape or strides of ndim n)
 _INT64S_AT = [struct.Struct(f"@{count}q").unpack_from for count in range(MAX_NDIM + 1)]
-_INT64_AT = _INT64S_AT[1]
-_VERSIONED_AT = VERSIONED_LAYOUT.unpack_from
+read_int64 = _INT64S_AT[1]
+read_versioned = VERSIONED_LAYOUT.unpack_from
 _LEGACY_AT = LEGACY_LAYOUT.unpack_from
 _VERSION_PREFIX_AT = VERSION_PREFIX_LAYOUT.unpack_from
 _get_name = _capi.capsule_get_name
@@ -113,38 +116,42 @@ def _new_info(fields: tuple[Any, ...], _new: Any = tuple.__new__) -> TensorInfo:
 DEVICE_TYPE_INDEX = TensorInfo._fields.index("device_type")
 
 
-class ImportedTensor:
+class ImportedTensor(ctypes.c_void_p * 1):  # type: ignore[misc]
     """Owner of one consumed DLManagedTensor(Versioned): calls its deleter once, when freed.
 
     Every Array, view or export that points into the buffer holds a reference to this object
     (directly or through a chain of owners), so the deleter cannot run while anything still
     points into the memory, and CPython's reference counting runs ``__del__`` exactly once.
+
+    It is itself the one-pointer slot that holds the struct's address: the C exchange API writes
+    its out-parameter straight into it, so that import allocates one object, not two. Ownership
+    is recorded by setting ``_deleter`` (see :func:`own`); a slot that never took ownership (a
+    refused or let-go struct, whose deleter ran already) does nothing when freed.
     """
 
-    __slots__ = ("address", "_deleter", "__weakref__")
+    __slots__ = ("_deleter",)
 
-    def __init__(self, address: int, deleter: Any) -> None:
-        self.address = address
-        self._deleter = deleter
+    @property
+    def address(self) -> int:
+        """Address of the owned DLManagedTensor(Versioned)."""
+        return self[0]  # type: ignore[no-any-return]
 
     def __del__(self) -> None:
-        deleter, self._deleter = self._deleter, None
+        try:
+            deleter = self._deleter
+        except AttributeError:  # never took ownership
+            return
+        self._deleter = None
         if deleter is not None:
             # Ownership ends here: the producer frees the struct (and its buffer) now.
-            deleter(self.address)
-
-
-_new_object = object.__new__
+            deleter(self[0])
 
 
 def own(managed: int, deleter_address: int) -> ImportedTensor:
-    """The owner of ``managed`` from now on (``ImportedTensor(...)`` without ``__init__``'s call cost)."""
-    owner = _new_object(ImportedTensor)
-    owner.address = managed
-    if deleter_address:
-        owner._deleter = _deleter_cache.get(deleter_address) or _deleter_for(deleter_address)
-    else:
-        owner._deleter = None
+    """A new owner of ``managed`` from now on."""
+    owner = ImportedTensor()
+    owner[0] = managed
+    owner._deleter = cached_deleter(deleter_address) or deleter_function(deleter_address)
     return owner
 
 
@@ -153,7 +160,10 @@ def own(managed: int, deleter_address: int) -> ImportedTensor:
 _deleter_cache: dict[int, Any] = {}
 
 
-def _deleter_for(address: int) -> Any:
+def deleter_function(address: int) -> Any:
+    """The callable for a deleter's address (None for a NULL deleter), wrapped once per address."""
+    if not address:
+        return None
     fn = _deleter_cache.get(address)
     if fn is None:
         if len(_deleter_cache) >= 256:
@@ -162,10 +172,15 @@ def _deleter_for(address: int) -> Any:
     return fn
 
 
+#: ``cached_deleter(address)``: the wrapped deleter if seen before, else None (one C-level lookup;
+#: ``cached_deleter(a) or deleter_function(a)`` is the hot path's form of ``deleter_function(a)``).
+cached_deleter = _deleter_cache.get
+
+
 def call_deleter_now(managed: int, deleter_address: int) -> None:
     """Run the deleter of a struct this consumer owns but will not keep."""
     if deleter_address:
-        _deleter_for(deleter_address)(managed)
+        deleter_function(deleter_address)(managed)
 
 
 def capsule_name(capsule: object) -> bytes | None:
@@ -248,6 +263,60 @@ def _read_versioned(managed: int, capsule: object) -> tuple[tuple[Any, ...], int
     return read_managed(managed, True)
 
 
+# (shape, strides) -> whether that geometry is ordinary (see ordinary_geometry), for ndim > 1:
+# the answer for the few geometries a program imports again and again costs one dict lookup
+# instead of a Python loop. Bounded: cleared when full.
+_ordinary_cache: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
+
+
+def _ordinary_nd(geometry: tuple[tuple[int, ...], tuple[int, ...]]) -> bool:
+    size = 1
+    reach = 0  # sum of stride * extent: at least the span in elements, for strides >= 0
+    seen = 0  # the bits of every extent and stride: negative if one is
+    for extent, stride in zip(*geometry):
+        size *= extent
+        reach += stride * extent
+        seen |= extent | stride
+    ordinary = 0 <= seen < _FAST_BOUND and 0 < size < _FAST_BOUND and reach < _FAST_BOUND
+    if len(_ordinary_cache) >= 4096:
+        _ordinary_cache.clear()
+    _ordinary_cache[geometry] = ordinary
+    return ordinary
+
+
+_ordinary_cached = _ordinary_cache.get
+
+
+def ordinary_geometry(
+    ndim: int, shape_ptr: int, strides_ptr: int, byte_offset: int, data: int
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """``(shape, strides)`` of an ordinary tensor, or None: then the general checks decide.
+
+    Ordinary: a scalar, or ndim >= 1 with its shape (and past one dimension strides) pointer set;
+    extents, strides and byte_offset non-negative and small (one dimension: all below 2**28; more:
+    size and reach, the sum of stride * extent, below 2**40); data in user space. Every byte
+    count and address is then far inside int64, so none of :func:`read_managed`'s general
+    checks could fail: one bound test replaces them for nearly every tensor. ``byte_offset`` and ``data`` are
+    unsigned as read.
+    """
+    if ndim == 1 and shape_ptr:  # the common case (import_with has its own copy of this test)
+        shape = read_int64(MEMORY, shape_ptr)
+        strides = read_int64(MEMORY, strides_ptr) if strides_ptr else (1,)
+        # a negative int has all high bits set: one shift tests all three
+        if not (shape[0] | strides[0] | byte_offset) >> ORDINARY_1D_SHIFT and 0 < data < USER_SPACE_END:
+            return shape, strides
+    elif not ndim:
+        if byte_offset < _FAST_BOUND and 0 < data < USER_SPACE_END:
+            return (), ()
+    elif 1 < ndim <= MAX_NDIM and shape_ptr and strides_ptr:
+        read = _INT64S_AT[ndim]
+        geometry = read(MEMORY, shape_ptr), read(MEMORY, strides_ptr)
+        if ((_ordinary_cached(geometry) or _ordinary_nd(geometry)) and byte_offset < _FAST_BOUND
+                and 0 < data < USER_SPACE_END):
+            return geometry
+    return None
+
+
 def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
     """Validate the DLManagedTensorVersioned (or, not ``versioned``, DLManagedTensor) at ``managed``.
 
@@ -256,14 +325,14 @@ def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
     so a versioned one must be known to be of major version 1 (its size and layout) or come from
     a source that vouches for that (the exchange API); another major version raises here.
 
-    Shape and strides are read only once ndim is known good. An ordinary tensor (extents, strides
-    and byte_offset non-negative and far below int64's limits) passes one bound test; anything
-    else, and every refusal, goes through the general checks that name the faulty field.
+    Shape and strides are read only once ndim is known good. An ordinary tensor passes one bound
+    test (:func:`ordinary_geometry`); anything else, and every refusal, goes through the general
+    checks that name the faulty field.
     """
     try:
         if versioned:
             (major, minor, _ctx, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
-             shape_ptr, strides_ptr, byte_offset) = _VERSIONED_AT(MEMORY, managed)
+             shape_ptr, strides_ptr, byte_offset) = read_versioned(MEMORY, managed)
             if major != DLPACK_MAJOR_VERSION:
                 raise BufferError(f"DLPack major version {major}.{minor} is not supported")
             version: tuple[int, int] | None = (major, minor)
@@ -272,36 +341,13 @@ def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
              _ctx, deleter) = _LEGACY_AT(MEMORY, managed)
             flags = 0
             version = None
-        if (code, bits) not in _VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
+        if (code, bits) not in VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
             _refuse_dtype_or_device(code, bits, lanes, device_type)
-        if ndim == 1 and shape_ptr:  # the common case
-            shape = _INT64_AT(MEMORY, shape_ptr)
-            strides = _INT64_AT(MEMORY, strides_ptr) if strides_ptr else (1,)
-            # One test instead of the general checks below: extent, stride and byte_offset in
-            # [0, 2**28) (a negative int has all high bits set) and data in user space keep every
-            # byte count and address far inside int64. Anything else takes the general path.
-            if not (shape[0] | strides[0] | byte_offset) >> 28 and 0 < data < _USER_SPACE_END:
-                fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags,
-                          version)
-                return fields, deleter
-        elif 1 < ndim <= MAX_NDIM and shape_ptr and strides_ptr:
-            read = _INT64S_AT[ndim]
-            shape = read(MEMORY, shape_ptr)
-            strides = read(MEMORY, strides_ptr)
-            size = 1
-            reach = 0  # sum of stride * extent: at least the span in elements, for strides >= 0
-            seen = byte_offset  # the bits of every extent and stride: negative if one is
-            for extent, stride in zip(shape, strides):
-                size *= extent
-                reach += stride * extent
-                seen |= extent | stride
-            # Likewise: all of them in [0, 2**40), 0 < size < 2**40, reach < 2**40 and data in
-            # user space keep every byte count and address far inside int64.
-            if (0 <= seen < _FAST_BOUND and 0 < size < _FAST_BOUND and reach < _FAST_BOUND
-                    and 0 < data < _USER_SPACE_END):
-                fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags,
-                          version)
-                return fields, deleter
+        geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
+        if geometry is not None:
+            fields = (data, byte_offset, geometry[0], geometry[1], code, bits, device_type, device_id, flags,
+                      version)
+            return fields, deleter
         itemsize = (bits + 7) >> 3
         if ndim:
             if not 0 < ndim <= MAX_NDIM:
