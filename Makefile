@@ -42,7 +42,7 @@ serve-docs: $(STAMP)
 	$(VENV)/bin/mkdocs serve
 
 bench: $(STAMP)
-	$(PY) benchmarks/bench_dlpack.py --compare
+	$(PY) benchmarks/bench_dlpack.py --compare --memory
 	$(PY) benchmarks/bench_dispatch.py
 
 bench-cuda: $(STAMP)

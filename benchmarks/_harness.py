@@ -133,6 +133,11 @@ class Results:
         timing = self.timings.get(name, {}).get(case)
         return None if timing is None else timing.median_us
 
+    def minimum(self, name: str, case: str) -> float | None:
+        """The fastest repeat's time per call: the work itself, with the least noise added."""
+        timing = self.timings.get(name, {}).get(case)
+        return None if timing is None else timing.min_us
+
     def as_dict(self) -> dict[str, Any]:
         return {
             name: {case: (None if t is None else t.as_dict()) for case, t in row.items()}

@@ -186,6 +186,46 @@ def run_latency(sizes: list[int], settings: Settings, peers: dict[str, Any], com
     return results, [label for label, _ in ops]
 
 
+# Tensors of other ranks (the sizes above are vectors): the import's checks grow with ndim.
+SHAPES = [(), (3, 4), (2, 3, 4), (8, 3, 32, 32)]
+SHAPE_OPS = [
+    ("dlarray.from_dlpack(torch)", "dl_from(t)"),
+    (ANCHOR, "np_from(t)"),
+    ("dlarray.from_dlpack(numpy)", "dl_from(a)"),
+]
+
+
+def run_shapes(settings: Settings, peers: dict[str, Any]) -> dict[str, dict[str, float | None]] | None:
+    """Import latency of torch and numpy tensors of several ranks, and the ratio to the anchor.
+
+    Shown, not a target of issue 4 (whose sizes are vectors): the import's bound test for an
+    n-dimensional tensor is one cached lookup, so these should stay near the vector's ratio.
+    """
+    torch = peers["torch"]
+    if torch is None:
+        return None
+    jobs = []
+    for shape in SHAPES:
+        ns = {"dl_from": dlarray.from_dlpack, "np_from": np.from_dlpack,
+              "t": torch.ones(shape, dtype=torch.float32), "a": np.ones(shape, dtype=np.float32)}
+        jobs += [(label, str(shape), stmt, ns) for label, stmt in SHAPE_OPS]
+    results = Results()
+    results.run(jobs, settings)
+    table = {}
+    for shape in SHAPES:
+        case = str(shape)
+        times = {label: results.median(label, case) for label, _ in SHAPE_OPS}
+        table[case] = {**times, "torch / anchor": ratio(times["dlarray.from_dlpack(torch)"], times[ANCHOR]),
+                       "numpy / anchor": ratio(times["dlarray.from_dlpack(numpy)"], times[ANCHOR])}
+    columns = [label for label, _ in SHAPE_OPS] + ["torch / anchor", "numpy / anchor"]
+    print_table(
+        "Import by shape (float32, median us; ratios to the anchor for the same shape; not targets)",
+        ["shape"] + columns,
+        [[case] + [fmt(row[c]) for c in columns] for case, row in table.items()],
+    )
+    return table
+
+
 # ------------------------------------------------------------------------------------ memory
 def _rss_bytes() -> int:
     """Resident set size now (/proc/self/statm), or the peak RSS where there is no /proc."""
@@ -348,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     main_count = len(MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES)
     print_latency(results, labels, sizes, main_count)
 
+    shapes = run_shapes(settings, peers)
+
     memory = None
     if args.memory:
         # A 40 MB buffer in a quick run keeps it quick; the target is per import either way.
@@ -371,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             "timings": results.as_dict(),
             "errors": results.errors,
             "memory": memory,
+            "shapes": shapes,
             "targets": {t.name: t.as_dict() for t in found},
         },
     )

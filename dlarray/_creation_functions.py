@@ -181,7 +181,7 @@ def asarray(
     elif kind is _ndarray:
         array = _from_numpy(obj)
     elif kind is bytes:
-        array = Array._from_tensor(*_interfaces.from_bytes(obj))
+        array = _interfaces.from_bytes(obj, _adopt)
     elif kind is bytearray or kind is memoryview:
         array = Array._from_tensor(*_interfaces.from_buffer(obj))
     elif kind in (bool, int, float, complex) or isinstance(obj, (list, tuple)) or isinstance(obj, np.generic):

@@ -8,7 +8,8 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import _cuda
 from ._dlpack import (
@@ -19,6 +20,8 @@ from ._dlpack import (
     TensorInfo,
     contiguous_strides,
 )
+
+T = TypeVar("T")
 
 _LITTLE = sys.byteorder == "little"
 
@@ -73,13 +76,31 @@ _bytes_address.argtypes = [ctypes.py_object]
 _bytes_address.restype = ctypes.c_void_p
 
 
-def from_bytes(data: bytes) -> tuple[TensorInfo, bytes]:
-    """Describe a ``bytes`` object: read-only uint8, 1-D. Immutable, so the object is the owner."""
-    return (
-        TensorInfo(_bytes_address(data), 0, (len(data),), (1,), DLDataTypeCode.UINT, 8,
-                   DLDeviceType.CPU, 0, FLAG_READ_ONLY, None),
-        data,
-    )
+def _bytes_data_offset() -> int | None:
+    # A bytes object's characters are the last member of its C struct, right after the fixed
+    # header (whose size includes their terminating NUL): id(data) + offset is their address
+    # without a foreign call. Checked against PyBytes_AsString once; None if they differ.
+    offset = bytes.__basicsize__ - 1
+    probe = b"dlarray"
+    return offset if _bytes_address(probe) == id(probe) + offset else None
+
+
+_BYTES_DATA_OFFSET = _bytes_data_offset()
+_UINT = int(DLDataTypeCode.UINT)
+_CPU = int(DLDeviceType.CPU)
+
+
+def from_bytes(data: bytes, build: Callable[..., T]) -> T:
+    """Describe a ``bytes`` object: read-only uint8, 1-D. Immutable, so the object is the owner.
+
+    Returns ``build(owner, data, byte_offset, shape, strides, dtype_code, dtype_bits,
+    device_type, device_id, flags)``, as the core's ``import_with`` does.
+    """
+    if _BYTES_DATA_OFFSET is None:
+        address = _bytes_address(data)
+    else:
+        address = id(data) + _BYTES_DATA_OFFSET
+    return build(data, address, 0, (len(data),), (1,), _UINT, 8, _CPU, 0, FLAG_READ_ONLY)
 
 
 def supports_buffer(obj: object) -> bool:

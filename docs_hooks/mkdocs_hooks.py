@@ -193,6 +193,17 @@ def benchmark_results(page: Any) -> str:
                 parts.append(f"| {_cell(name)} | {_number(target.get('value'))}{unit} | "
                              f"{_cell(str(target.get('target')))} | {verdict} |")
             parts.append("")
+        shapes = data.get("shapes")
+        if shapes:
+            parts.append("Imports of other ranks (median µs, ratio to the anchor for the same tensor; shown, "
+                         "not judged):\n")
+            parts.append("| shape | dlarray from torch | numpy from torch (anchor) | dlarray from numpy | "
+                         "torch / anchor | numpy / anchor |\n| --- | --- | --- | --- | --- | --- |")
+            for shape, row in shapes.items():
+                cells = [row.get("dlarray.from_dlpack(torch)"), row.get("numpy.from_dlpack(torch)"),
+                         row.get("dlarray.from_dlpack(numpy)"), row.get("torch / anchor"), row.get("numpy / anchor")]
+                parts.append(f"| `{shape}` | " + " | ".join(_number(c) for c in cells) + " |")
+            parts.append("")
         errors = data.get("errors") or {}
         if errors:
             parts.append("Operations that could not be timed (their targets are n/a):\n")
