@@ -38,11 +38,13 @@ class Settings:
         """Few short repeats for ``--quick`` (a smoke run), enough for stable medians otherwise.
 
         ``long``: statements of milliseconds each (large inputs), whose times vary with page faults
-        and memory bandwidth: longer repeats, and more of them.
+        and memory bandwidth: longer repeats. Either way 21 of them: a burst of load from another
+        process spoils whole repeats, and a median of many short interleaved ones discards more
+        such repeats than a median of a few long ones.
         """
         if quick:
             return cls(min_time=0.002, repeats=3)
-        return cls(min_time=0.2, repeats=11) if long else cls(min_time=0.05, repeats=9)
+        return cls(min_time=0.1, repeats=21) if long else cls(min_time=0.02, repeats=21)
 
 
 @dataclass
@@ -132,11 +134,6 @@ class Results:
     def median(self, name: str, case: str) -> float | None:
         timing = self.timings.get(name, {}).get(case)
         return None if timing is None else timing.median_us
-
-    def minimum(self, name: str, case: str) -> float | None:
-        """The fastest repeat's time per call: the work itself, with the least noise added."""
-        timing = self.timings.get(name, {}).get(case)
-        return None if timing is None else timing.min_us
 
     def as_dict(self) -> dict[str, Any]:
         return {

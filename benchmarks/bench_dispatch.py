@@ -8,7 +8,7 @@ Run from the repository root::
 The same operations (float64) run on numpy arrays, dlarray Arrays and array-api-strict Arrays in
 one process; ``overhead = t(library) - t(numpy)``. Targets: on small inputs dlarray's overhead is
 at most a quarter of array-api-strict's; on large inputs dlarray takes at most 5% longer than
-numpy (fastest repeats compared: see ``_row``). Writes ``results/dispatch.json`` and ``results/dispatch.png``.
+numpy. Writes ``results/dispatch.json`` and ``results/dispatch.png``.
 """
 
 from __future__ import annotations
@@ -105,17 +105,8 @@ def run_case(case: Case, modules: dict[str, Any], settings: Settings, results: R
 
 
 def _row(results: Results, case: Case, label: str) -> dict[str, float | None]:
-    """Times, overheads and ratios of one operation.
-
-    Small inputs: median times. Large inputs take milliseconds per call, and on a shared machine
-    page faults and memory-bandwidth contention add to any repeat (a median 1.8x the minimum was
-    seen for numpy's own asarray of a list): their times are the fastest repeat's, the estimate of
-    the work itself that ``timeit`` recommends, for every library alike. The median ratio is kept
-    alongside.
-    """
-    estimate = results.median if case.name == "small" else results.minimum
-    t = {lib: estimate(f"{lib}|{label}", case.name) for lib in LIBRARIES}
-    medians = {lib: results.median(f"{lib}|{label}", case.name) for lib in ("numpy", "dlarray")}
+    """Times, overheads and ratios of one operation."""
+    t = {lib: results.median(f"{lib}|{label}", case.name) for lib in LIBRARIES}
     base = t["numpy"]
     dl_over = None if t["dlarray"] is None or base is None else t["dlarray"] - base
     xs_over = None if t["array_api_strict"] is None or base is None else t["array_api_strict"] - base
@@ -128,7 +119,6 @@ def _row(results: Results, case: Case, label: str) -> dict[str, float | None]:
         # A ratio of overheads means nothing when strict adds nothing measurable.
         "overhead_ratio": ratio(dl_over, xs_over) if xs_over is not None and xs_over > 0 else None,
         "dlarray_over_numpy": ratio(t["dlarray"], base),
-        "dlarray_over_numpy_median": ratio(medians["dlarray"], medians["numpy"]),
     }
 
 
@@ -159,9 +149,8 @@ def summarize(results: Results, cases: list[Case]) -> tuple[dict[str, Any], list
             for label, row in rows.items()
         ]
         target_column = "dl/strict overhead" if small else "dl/numpy"
-        times = "median us" if small else "us, fastest repeat"
         print_table(
-            f"{case.name}: {case.elements:,} float64 elements (times in {times}; verdict on {target_column} <= {bound:g})",
+            f"{case.name}: {case.elements:,} float64 elements (times in us; verdict on {target_column} <= {bound:g})",
             ["operation", "numpy", "dlarray", "strict", "dl over", "strict over", "dl/strict over", "dl/numpy", "verdict"],
             table,
         )
@@ -191,7 +180,7 @@ def plot(rows_by_case: dict[str, Any], path: Path) -> None:
             ax.set_xticks(range(len(labels)))
             ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
             ax.set_yscale("log")
-            ax.set_ylabel("time per call (us): small median, large fastest repeat")
+            ax.set_ylabel("median time per call (us)")
             ax.set_title(f"{case}: {data['sizes']['elements']:,} elements")
             ax.grid(True, axis="y", which="both", alpha=0.3)
             ax.legend(fontsize=8)
@@ -228,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out / "dispatch.json",
         {
             "benchmark": "dispatch",
-            "unit": "microseconds per call (small: median; large: fastest repeat)",
+            "unit": "microseconds (median per call)",
             "dtype": "float64",
             "environment": environment(settings, args.quick, LIBRARIES),
             "cases": rows_by_case,

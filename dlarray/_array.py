@@ -304,6 +304,13 @@ class Array:
         ValueError
             ``stream=0`` on CUDA (ambiguous in DLPack).
         """
+        native = self._native
+        if (type(native) is _ndarray and stream is None and dl_device is None and not copy
+                and type(max_version) is tuple and len(max_version) == 2 and type(max_version[0]) is int
+                and max_version[0] >= 1 and self._device is CPU and self._dtype.numpy_dtype is not None):
+            # The common export, of an array numpy describes exactly (what _export does for it):
+            # numpy's C producer carries the read-only flag of the view itself.
+            return native.__dlpack__(max_version=DLPACK_VERSION)
         if max_version is None:
             versioned = False
         else:
