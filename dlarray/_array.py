@@ -922,7 +922,6 @@ class Array:
             _indexing.raw_setitem(self, key, value)
 
 
-
 def _adopt(
     owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
     dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int,

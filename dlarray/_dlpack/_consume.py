@@ -41,7 +41,7 @@ _STEP_MIN = -_INT64_MAX
 USER_SPACE_END = 1 << 62  # below any kernel half of a 64-bit address space
 _FAST_BOUND = 1 << 40
 # The ordinary 1-D tensor: extent, stride and byte_offset below 2**ORDINARY_1D_SHIFT (one shift
-# tests all three, a negative int having all high bits set); see read_managed.
+# tests all three, a negative int having all high bits set); see ordinary_geometry.
 ORDINARY_1D_SHIFT = 28
 _consume_lock = threading.Lock()
 _ADDRESS_END = 1 << 64
@@ -296,8 +296,8 @@ def ordinary_geometry(
     extents, strides and byte_offset non-negative and small (one dimension: all below 2**28; more:
     size and reach, the sum of stride * extent, below 2**40); data in user space. Every byte
     count and address is then far inside int64, so none of :func:`read_managed`'s general
-    checks could fail: one bound test replaces them for nearly every tensor. ``byte_offset`` and ``data`` are
-    unsigned as read.
+    checks could fail: one bound test replaces them for nearly every tensor. ``byte_offset`` and
+    ``data`` are unsigned as read.
     """
     if ndim == 1 and shape_ptr:  # the common case (import_with has its own copy of this test)
         shape = read_int64(MEMORY, shape_ptr)
