@@ -311,8 +311,10 @@ def ordinary_geometry(
     elif 1 < ndim <= MAX_NDIM and shape_ptr and strides_ptr:
         read = _INT64S_AT[ndim]
         geometry = read(MEMORY, shape_ptr), read(MEMORY, strides_ptr)
-        if ((_ordinary_cached(geometry) or _ordinary_nd(geometry)) and byte_offset < _FAST_BOUND
-                and 0 < data < USER_SPACE_END):
+        ordinary = _ordinary_cached(geometry)
+        if ordinary is None:  # not seen lately
+            ordinary = _ordinary_nd(geometry)
+        if ordinary and byte_offset < _FAST_BOUND and 0 < data < USER_SPACE_END:
             return geometry
     return None
 
