@@ -904,7 +904,17 @@ class Array:
         in row-major order. Out-of-range integers raise IndexError. Dtypes numpy lacks
         (bfloat16, float8...) are indexed too: views by metadata, selections through their bytes.
         """
-        if self._native is not None or self._computable():
+        native = self._native
+        if type(native) is _ndarray and type(key) is slice:
+            # The commonest index, inline: a slice of a numpy-backed array is a numpy view, on
+            # this array's device (pinned host memory stays pinned), owned through its base.
+            view = _new_array(Array)
+            view._native = view._owner = native[key]
+            view._data = None  # the metadata is read from the view when asked for
+            view._dtype = self._dtype
+            view._device = self._device
+            return view
+        if native is not None or self._computable():
             return _indexing.getitem(self, key)
         return _indexing.raw_getitem(self, key)
 
