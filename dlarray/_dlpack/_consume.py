@@ -130,6 +130,7 @@ class ImportedTensor(ctypes.c_void_p * 1):  # type: ignore[misc]
     """
 
     __slots__ = ("_deleter",)
+    _deleter: Any  # the deleter's callable (None: nothing to call); unset until ownership is taken
 
     @property
     def address(self) -> int:
