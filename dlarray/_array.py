@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from . import _backend, _cuda
+from . import _backend, _cuda, _dtypes
 from ._devices import _cache as _DEVICE_CACHE
 from ._devices import CPU, Device, as_device, device_of
 from ._dlpack import (
@@ -460,6 +460,90 @@ class Array:
             native = self._as_native()
             return wrap(native.copy())
         return _copy_raw(self)
+
+    # ---------------------------------------------------------------- pickling and copies
+    # An Array's slots hold addresses and an owner that keeps foreign memory alive; neither may
+    # travel. Pickles and copies carry the values (see "Pickling and copies" in docs/safety.md).
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickle the values, never the memory.
+
+        The pickle holds a C-contiguous copy of the elements' bytes read on the host, the dtype
+        by name, the shape and the device; loading builds a fresh, writable, C-contiguous array
+        that owns its memory (numpy's unpickled arrays are writable too: read-only is not kept).
+        With protocol 5 the bytes go as a :class:`pickle.PickleBuffer`, out of band if the
+        pickler takes buffers; a writable out-of-band buffer handed to ``pickle.loads`` is used
+        in place, as numpy does, anything else is copied.
+
+        CUDA arrays are copied to the host with cupy and restored onto the same device when
+        loaded. Arrays on host-readable devices (pinned ``cuda_host``, ``rocm_host``,
+        ``cuda_managed``) are read on the host and load onto the CPU, where a plain copy of
+        their values lives.
+
+        Raises
+        ------
+        TypeError
+            The values cannot be read: memory on a device nothing here can read (OpenCL, Vulkan,
+            ROCm, ...), a CUDA array without cupy, or a strided view of packed sub-byte data.
+
+        Examples
+        --------
+        >>> import pickle, dlarray as xp
+        >>> x = xp.asarray(b"\\x01\\x02\\x03")
+        >>> y = pickle.loads(pickle.dumps(x))
+        >>> y.shape, y.dtype, y.readonly, y.data_ptr != x.data_ptr
+        ((3,), dlarray.uint8, False, True)
+        """
+        host = _host_source(self, "pickle")
+        elements = _host_elements(host, copy=False)
+        if protocol >= 5:
+            from pickle import PickleBuffer
+
+            payload: Any = PickleBuffer(elements)
+        else:
+            payload = elements.tobytes()
+        device = self._device
+        return _array_from_pickle, (
+            _PICKLE_FORMAT, payload, self._dtype.name, tuple(host._shape), int(device.type), device.id,
+            bool(host._flags & FLAG_IS_SUBBYTE_TYPE_PADDED), sys.byteorder,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """As :meth:`__reduce_ex__` with protocol 2 (the values as bytes)."""
+        return self.__reduce_ex__(2)
+
+    def __copy__(self) -> Array:
+        """An independent copy with equal values: ``copy.copy(x)`` copies the data, as it does
+        for a numpy array (an Array holds a buffer; a copy sharing it would be a view).
+
+        The copy is a fresh, writable, C-contiguous array that owns its memory, on the same
+        device (host-readable pinned or managed memory is copied to the CPU); read-only is not
+        kept. TypeError where the values cannot be read (see :meth:`__reduce_ex__`).
+
+        Examples
+        --------
+        >>> import copy, dlarray as xp
+        >>> x = xp.asarray([1, 2, 3])
+        >>> y = copy.copy(x)
+        >>> y[0] = 9
+        >>> int(x[0]), int(y[0])
+        (1, 9)
+        """
+        return _independent_copy(self)
+
+    def __deepcopy__(self, memo: Any) -> Array:
+        """An independent copy with equal values, as :meth:`__copy__` (an Array holds no other
+        Python objects to copy).
+
+        Examples
+        --------
+        >>> import copy, dlarray as xp
+        >>> x = xp.asarray([1.0, 2.0])[::-1]
+        >>> y = copy.deepcopy(x)
+        >>> y.strides, y.data_ptr != x.data_ptr
+        ((1,), True)
+        """
+        return _independent_copy(self)
 
     def _scalar(self, kind: type) -> Any:
         if self.ndim != 0 and self.size != 1:
@@ -1035,6 +1119,156 @@ def _copy_raw(array: Array) -> Array:
     from . import _creation_functions
 
     return _creation_functions.copy_bytes(array)
+
+
+
+# ------------------------------------------------------------------------- pickling and copies
+_PICKLE_FORMAT = 1  # the layout of _array_from_pickle's arguments; a new layout gets a new number
+_UINT8 = np.dtype(np.uint8)
+
+
+def _host_source(array: Array, purpose: str) -> Array:
+    """``array`` if the host can read its memory, else its copy on the CPU (CUDA, with cupy).
+
+    TypeError, saying why, where nothing here can read the memory: no pointer is ever touched or
+    handed on for it.
+    """
+    device = array._device
+    if device.host_accessible:
+        return array
+    if device.type != DLDeviceType.CUDA:
+        raise TypeError(
+            f"cannot {purpose} an array on {device}: dlarray has no backend that reads {device.type.name} "
+            f"memory; copy it to the CPU with its producer first"
+        )
+    try:
+        return array.to_device(CPU)
+    except _backend.BackendUnavailable as exc:
+        raise TypeError(f"cannot {purpose} an array on {device}: its values must be copied to the host, "
+                        f"and {exc}") from None
+
+
+def _host_elements(array: Array, copy: bool) -> np.ndarray:
+    """The stored elements of a host-readable array as a C-contiguous numpy array.
+
+    numpy's dtype where it has one, else unsigned integers of the element width, else (packed
+    sub-byte data) the bytes the elements fill. A view where the elements are contiguous already
+    and ``copy`` is False; a copy otherwise.
+    """
+    array._ensure_metadata()
+    dtype = array._dtype
+    if dtype.numpy_dtype is not None:
+        view = array._native if type(array._native) is _ndarray else _backend.host_view(array)
+    else:
+        carrier = array._view(array._offset, array._shape, array._strides)
+        if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
+            if any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
+                                                          contiguous_strides(array._shape))) and array.size:
+                raise TypeError(
+                    f"a strided view of packed {dtype} data has elements that do not start on byte "
+                    f"boundaries; its values cannot be copied (copy a contiguous array instead)"
+                )
+            carrier._shape = ((array.size * dtype.bits + 7) // 8,)
+            carrier._strides = (1,)
+            carrier._dtype = BY_NUMPY[_UINT8]
+        else:
+            carrier._dtype = BY_NUMPY[np.dtype(f"u{dtype.itemsize}")]
+        view = _backend.host_view(carrier)
+    if copy or not view.flags.c_contiguous:
+        return view.copy(order="C")
+    return view
+
+
+def _array_over(elements: np.ndarray, dtype: DType, shape: tuple[int, ...], padded: bool) -> Array:
+    """A CPU Array of ``dtype`` and ``shape`` over ``elements``, fresh C-contiguous memory that
+    nothing else uses (numpy's dtype, or any carrier of the right byte size)."""
+    numpy_dtype = dtype.numpy_dtype
+    if numpy_dtype is not None:
+        if elements.dtype != numpy_dtype:
+            elements = elements.view(numpy_dtype)
+        return wrap(elements.reshape(shape))
+    info = TensorInfo(
+        elements.ctypes.data, 0, shape, contiguous_strides(shape), dtype.code, dtype.bits,
+        int(DLDeviceType.CPU), 0, FLAG_IS_SUBBYTE_TYPE_PADDED if padded else 0, None,
+    )
+    return Array._from_tensor(info, elements)
+
+
+def _independent_copy(array: Array) -> Array:
+    """``copy.copy`` / ``copy.deepcopy``: fresh memory with the same values, on the same device
+    (the CPU for host-readable pinned/managed memory); TypeError where the values cannot be read."""
+    device = array._device
+    dtype = array._dtype
+    if device.type != DLDeviceType.CUDA:
+        source = _host_source(array, "copy")  # refuses what the host cannot read
+        padded = bool(source._flags_now() & FLAG_IS_SUBBYTE_TYPE_PADDED)
+        return _array_over(_host_elements(source, copy=True), dtype, source.shape, padded)
+    array._ensure_metadata()
+    source = array
+    if dtype.numpy_dtype is None:  # copied as unsigned integers of the element width
+        source = array._view(array._offset, array._shape, array._strides)
+        source._dtype = BY_NUMPY[np.dtype(f"u{dtype.itemsize}")]
+    try:
+        if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
+            raise _backend.BackendUnavailable(f"copying packed {dtype} data on {device} is not supported")
+        cupy = _backend.import_cupy("a copy on the device")
+        with cupy.cuda.Device(device.id):  # cupy copies onto its current device
+            copied = wrap(_backend.cuda_view(source).copy())
+    except _backend.BackendUnavailable as exc:
+        raise TypeError(f"cannot copy an array on {device}: {exc}") from None
+    if dtype.numpy_dtype is not None:
+        return copied
+    copied._ensure_metadata()
+    info = TensorInfo(copied._data, 0, copied._shape, copied._strides, dtype.code, dtype.bits,
+                      int(device.type), device.id, array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None)
+    result = Array._from_tensor(info, copied._owner)
+    if hasattr(copied, "_stream"):
+        result._stream = copied._stream
+    return result
+
+
+# The reconstructor every pickled Array names: pickles store its qualified name
+# (dlarray._array._array_from_pickle). It must stay importable under that name, with this
+# argument layout (format 1); if it moves, leave a re-export here so that old pickles still load.
+def _array_from_pickle(
+    layout: int, data: Any, dtype_name: str, shape: tuple[int, ...], device_type: int, device_id: int,
+    padded: bool, byteorder: str,
+) -> Array:
+    """Rebuild a pickled Array (see :meth:`Array.__reduce_ex__`): fresh, writable, C-contiguous."""
+    if layout != _PICKLE_FORMAT:
+        raise ValueError(f"this pickled dlarray.Array has format {layout}; this dlarray reads format {_PICKLE_FORMAT}")
+    dtype = _dtypes.BY_NAME.get(dtype_name)
+    if dtype is None:
+        raise ValueError(f"the pickled array has dtype {dtype_name!r}, which this dlarray does not know")
+    if type(shape) is not tuple or not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"the pickled array has an invalid shape {shape!r}")
+    size = 1
+    for extent in shape:
+        size *= extent
+    packed = dtype.bits < 8 and not padded
+    expected = (size * dtype.bits + 7) // 8 if packed else size * dtype.itemsize
+    view = memoryview(data)
+    if view.readonly or not view.c_contiguous:
+        elements = np.frombuffer(bytearray(view), dtype=_UINT8)  # fresh memory only this array uses
+    else:
+        # a buffer the unpickler made for this array (protocol 5, in band), or one the caller
+        # handed to pickle.loads out of band to be used in place, as numpy does
+        elements = np.frombuffer(view.cast("B") if view.format != "B" else view, dtype=_UINT8)
+    if elements.nbytes != expected:
+        raise ValueError(f"the pickled array holds {elements.nbytes} bytes; {dtype} of shape {shape} needs {expected}")
+    carrier = dtype.numpy_dtype if dtype.numpy_dtype is not None else np.dtype(f"u{dtype.itemsize}")
+    if elements.ctypes.data % carrier.alignment:  # an out-of-band buffer at an odd address
+        elements = elements.copy()
+    if byteorder != sys.byteorder and dtype.itemsize > 1 and not packed:
+        elements.view(carrier).byteswap(inplace=True)  # pickled on a machine of the other byte order
+    result = _array_over(elements, dtype, shape, padded)
+    device = device_of(device_type, device_id)
+    if device.host_accessible:
+        return result  # a plain copy of pinned/managed memory lives on the CPU
+    try:
+        return result.to_device(device)
+    except (TypeError, ValueError, RuntimeError, BufferError, OSError) as exc:  # no cupy, no such GPU...
+        raise TypeError(f"cannot restore the pickled array on {device}: {exc}") from None
 
 
 # These modules need Array defined; the operators above reach them at call time.
