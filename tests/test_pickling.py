@@ -439,3 +439,15 @@ def test_memory_nothing_here_can_read_is_never_touched() -> None:
         assert "libcuda" not in open("/proc/self/maps").read()
         print("ok")
     """)
+
+
+def test_arrays_cross_a_process_pool() -> None:
+    """What multiprocessing does with arguments and results: a spawned worker receives the
+    array, copies it, and sends the copy back."""
+    import multiprocessing
+
+    x = xp.from_dlpack(torch.arange(12, dtype=torch.int32).reshape(3, 4))[:, ::-2]
+    expected = stored_bytes(x)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        back = pool.apply(copy.deepcopy, (x,))
+    assert_independent(x, back, expected, "through a spawned worker")
