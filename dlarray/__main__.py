@@ -1,4 +1,4 @@
-"""``python -m dlarray``: the interop probe.
+"""``python -m dlarray``: the interop probe (and ``python -m dlarray check LIBRARY``, the DLPack kit).
 
 For every producer installed, a buffer is imported into dlarray and handed on to every consumer
 installed; each cell says whether that hop kept the same pointer (zero-copy), copied, or was refused.
@@ -148,4 +148,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    # `python -m dlarray check LIBRARY`: the DLPack conformance kit (dlarray/testing/_cli.py).
+    if sys.argv[1:2] == ["check"]:
+        from dlarray.testing._cli import main as check_main
+
+        raise SystemExit(check_main(sys.argv[2:]))
     raise SystemExit(main())

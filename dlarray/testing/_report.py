@@ -1,0 +1,99 @@
+"""The result of a conformance run: one row per check, printable, serialisable."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PASSED = "passed"
+FAILED = "failed"
+NOT_APPLICABLE = "not applicable"
+CRASHED = "crashed"
+STATUSES = (PASSED, FAILED, NOT_APPLICABLE, CRASHED)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check: its name, its status (``passed``, ``failed``, ``not applicable``, ``crashed``),
+    and why (for a pass, what was seen; for a failure, what was wrong)."""
+
+    name: str
+    status: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown check status {self.status!r}; expected one of {STATUSES}")
+
+
+@dataclass
+class Report:
+    """The rows of one conformance run, in the order the checks ran.
+
+    Parameters
+    ----------
+    subject
+        What was checked, e.g. ``"numpy producer"``.
+    results
+        One :class:`CheckResult` per check.
+
+    Examples
+    --------
+    >>> from dlarray.testing import CheckResult, Report
+    >>> report = Report("demo", [CheckResult("a", "passed"), CheckResult("b", "failed", "why")])
+    >>> report.failures
+    ['b']
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    demo: 1 passed, 1 failed, 0 not applicable, 0 crashed
+      a  passed
+      b  FAILED  why
+    """
+
+    subject: str
+    results: list[CheckResult] = field(default_factory=list)
+
+    def add(self, name: str, status: str, detail: str = "") -> None:
+        """Append one row."""
+        self.results.append(CheckResult(name, status, detail))
+
+    @property
+    def failures(self) -> list[str]:
+        """Names of the checks that failed or crashed."""
+        return [r.name for r in self.results if r.status in (FAILED, CRASHED)]
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed or crashed."""
+        return not self.failures
+
+    def __getitem__(self, name: str) -> CheckResult:
+        for result in self.results:
+            if result.name == name:
+                return result
+        raise KeyError(name)
+
+    def counts(self) -> dict[str, int]:
+        """How many rows have each status."""
+        return {status: sum(r.status == status for r in self.results) for status in STATUSES}
+
+    def __str__(self) -> str:
+        counts = self.counts()
+        lines = [f"{self.subject}: " + ", ".join(f"{n} {status}" for status, n in counts.items())]
+        width = max((len(r.name) for r in self.results), default=0)
+        for r in self.results:
+            status = r.status.upper() if r.status in (FAILED, CRASHED) else r.status
+            lines.append(f"  {r.name.ljust(width)}  {status.ljust(14)}  {r.detail}".rstrip())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (what ``python -m dlarray check --json`` writes)."""
+        return {"subject": self.subject, "results": [asdict(r) for r in self.results]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """The inverse of :meth:`to_dict`."""
+        return cls(data["subject"], [CheckResult(**row) for row in data["results"]])
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
