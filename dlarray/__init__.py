@@ -54,3 +54,4 @@ from ._sorting_functions import *  # noqa: F401,F403
 from ._statistical_functions import *  # noqa: F401,F403
 from ._utility_functions import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: E402
+from . import _operators  # noqa: E402,F401 - installs the Array's operators

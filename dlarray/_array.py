@@ -32,9 +32,10 @@ from ._dlpack import (
     contiguous_strides,
     retarget_capsule,
 )
-from ._backend import _HostBuffer
+from ._backend import HostBuffer
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
-from ._dtypes import BY_NUMPY, DType
+from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
+from ._storage import bits_dtype, bits_view, copy_bits
 
 _SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
@@ -440,8 +441,6 @@ class Array:
         if dtype.bits < 8 and not self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
             raise _backend.BackendUnavailable(f"copying packed {dtype} between devices is not supported")
         carrier = self._view(self._offset, self._shape, self._strides)
-        from ._creation_functions import bits_dtype
-
         carrier._dtype = BY_NUMPY[bits_dtype(dtype)]
         moved = wrap(_backend.move(carrier, target, stream))
         moved._ensure_metadata()
@@ -600,337 +599,9 @@ class Array:
     __array_priority__ = 100.0
 
     # ---------------------------------------------------------------- operators
-    # Each operator is the namespace's elementwise function (which carries the standard's special
-    # cases); an in-place operator whose function is a bare ufunc runs that ufunc with out= instead.
-    # An operand that is neither an Array nor a Python scalar gives NotImplemented, so that Python
-    # can try the other operand's reflected method.
-
-    def __add__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.add(self, other)
-
-    def __radd__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.add(other, self)
-
-    def __iadd__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_add, other)
-
-    def __sub__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.subtract(self, other)
-
-    def __rsub__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.subtract(other, self)
-
-    def __isub__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_subtract, other)
-
-    def __mul__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.multiply(self, other)
-
-    def __rmul__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.multiply(other, self)
-
-    def __imul__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_multiply, other)
-
-    def __truediv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.divide(self, other)
-
-    def __rtruediv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.divide(other, self)
-
-    def __itruediv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_divide, other)
-
-    def __floordiv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.floor_divide(other, self)
-
-    def __ifloordiv__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place(_ops.floor_divide, other)
-
-    def __mod__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.remainder(other, self)
-
-    def __imod__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_remainder, other)
-
-    def __pow__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.pow(other, self)
-
-    def __ipow__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        if (
-            (type(other) is int or type(other) is float) and other == 2
-            and self._dtype.kind == "real floating"
-        ):
-            # x **= 2 as x *= x: the same correctly rounded product, over twice as fast (see pow)
-            return self._in_place_ufunc(_ops._np_multiply, self)
-        return self._in_place_ufunc(_ops._np_power, other)
-
-    def __and__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_and(self, other)
-
-    def __rand__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_and(other, self)
-
-    def __iand__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_bitwise_and, other)
-
-    def __or__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_or(self, other)
-
-    def __ror__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_or(other, self)
-
-    def __ior__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_bitwise_or, other)
-
-    def __xor__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_xor(self, other)
-
-    def __rxor__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_xor(other, self)
-
-    def __ixor__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_bitwise_xor, other)
-
-    def __lshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_left_shift(self, other)
-
-    def __rlshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_left_shift(other, self)
-
-    def __ilshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_left_shift, other)
-
-    def __rshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_right_shift(self, other)
-
-    def __rrshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.bitwise_right_shift(other, self)
-
-    def __irshift__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return self._in_place_ufunc(_ops._np_right_shift, other)
-
-    def __lt__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.less(self, other)
-
-    def __le__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.less_equal(self, other)
-
-    def __gt__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.greater(self, other)
-
-    def __ge__(self, other: Any, /) -> Array:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.greater_equal(self, other)
-
-    def __eq__(self, other: Any, /) -> Array:  # type: ignore[override]
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.equal(self, other)
-
-    def __ne__(self, other: Any, /) -> Array:  # type: ignore[override]
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
-            if other is None:
-                return NotImplemented
-        return _ops.not_equal(self, other)
-
-    def __neg__(self, /) -> Array:
-        return _ops.negative(self)
-
-    def __pos__(self, /) -> Array:
-        return _ops.positive(self)
-
-    def __abs__(self, /) -> Array:
-        return _ops.abs(self)
-
-    def __invert__(self, /) -> Array:
-        return _ops.bitwise_invert(self)
-
-    def __matmul__(self, other: Any, /) -> Array:
-        if type(other) is not Array:
-            return NotImplemented
-        return _linalg_ops.matmul(self, other)
-
-    def __rmatmul__(self, other: Any, /) -> Array:
-        if type(other) is not Array:
-            return NotImplemented
-        return _linalg_ops.matmul(other, self)
-
-    def __imatmul__(self, other: Any, /) -> Array:
-        if type(other) is not Array:
-            return NotImplemented
-        return self._in_place(_linalg_ops.matmul, other)
+    # The Python operators (``x + y``, ``x += y``, ``x @ y``, ``-x``, ...) are installed on this
+    # class by ``dlarray._operators`` from one table, once the spec modules that compute them are
+    # loaded: the core does not import them. The helpers below are what in-place operators share.
 
     def _in_place_ufunc(self, ufunc: Any, other: Any) -> Array:
         """``x op= y`` for an operator whose elementwise function is one bare ufunc call (no
@@ -999,8 +670,8 @@ class Array:
             view._device = self._device
             return view
         if native is not None or self._computable():
-            return _indexing.getitem(self, key)
-        return _indexing.raw_getitem(self, key)
+            return getitem(self, key)
+        return raw_getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Assign ``value`` (an Array or a Python scalar, broadcast) into ``self[key]``.
@@ -1011,9 +682,9 @@ class Array:
         if self.readonly:
             raise ValueError("assignment destination is read-only")
         if self._native is not None or self._computable():
-            _indexing.setitem(self, key, value)
+            setitem(self, key, value)
         else:
-            _indexing.raw_setitem(self, key, value)
+            raw_setitem(self, key, value)
 
 
 def _adopt(
@@ -1059,7 +730,7 @@ def wrap(native: Any) -> Array:
     if type(base) is _ndarray:  # numpy stops collapsing a view's base at the host view
         base = base.base
     # a view of pinned/managed host memory stays on that device; new memory is the CPU's
-    array._device = base.device if type(base) is _HostBuffer else CPU
+    array._device = base.device if type(base) is HostBuffer else CPU
     return array
 
 
@@ -1116,9 +787,13 @@ def _copy_raw(array: Array) -> Array:
     """Byte-wise copy for dtypes no backend computes with (bfloat16, float8, ...), on the host."""
     if not array._device.host_accessible:
         raise _backend.BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
-    from . import _creation_functions
-
-    return _creation_functions.copy_bytes(array)
+    raw = copy_bits(array)
+    info = TensorInfo(
+        raw.__array_interface__["data"][0], 0, array._shape, contiguous_strides(array._shape),
+        array._dtype.code, array._dtype.bits, int(array._device.type), array._device.id,
+        array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
+    )
+    return Array._from_tensor(info, raw)
 
 
 
@@ -1172,7 +847,7 @@ def _host_elements(array: Array, copy: bool) -> np.ndarray:
             carrier._strides = (1,)
             carrier._dtype = BY_NUMPY[_UINT8]
         else:
-            carrier._dtype = BY_NUMPY[np.dtype(f"u{dtype.itemsize}")]
+            carrier._dtype = BY_NUMPY[bits_dtype(dtype)]
         view = _backend.host_view(carrier)
     if copy or not view.flags.c_contiguous:
         return view.copy(order="C")
@@ -1207,7 +882,7 @@ def _independent_copy(array: Array) -> Array:
     source = array
     if dtype.numpy_dtype is None:  # copied as unsigned integers of the element width
         source = array._view(array._offset, array._shape, array._strides)
-        source._dtype = BY_NUMPY[np.dtype(f"u{dtype.itemsize}")]
+        source._dtype = BY_NUMPY[bits_dtype(dtype)]
     try:
         if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
             raise _backend.BackendUnavailable(f"copying packed {dtype} data on {device} is not supported")
@@ -1256,7 +931,7 @@ def _array_from_pickle(
         elements = np.frombuffer(view.cast("B") if view.format != "B" else view, dtype=_UINT8)
     if elements.nbytes != expected:
         raise ValueError(f"the pickled array holds {elements.nbytes} bytes; {dtype} of shape {shape} needs {expected}")
-    carrier = dtype.numpy_dtype if dtype.numpy_dtype is not None else np.dtype(f"u{dtype.itemsize}")
+    carrier = dtype.numpy_dtype if dtype.numpy_dtype is not None else bits_dtype(dtype)
     if elements.ctypes.data % carrier.alignment:  # an out-of-band buffer at an odd address
         elements = elements.copy()
     if byteorder != sys.byteorder and dtype.itemsize > 1 and not packed:
@@ -1271,7 +946,223 @@ def _array_from_pickle(
         raise TypeError(f"cannot restore the pickled array on {device}: {exc}") from None
 
 
-# These modules need Array defined; the operators above reach them at call time.
-from . import _indexing  # noqa: E402
-from . import _elementwise_functions as _ops  # noqa: E402
-from . import _linear_algebra_functions as _linalg_ops  # noqa: E402
+def from_bits(raw: np.ndarray, dtype: DType, device: Device | None = None) -> Array:
+    """An Array of ``dtype`` over the memory of ``raw`` (unsigned integers of the element width).
+
+    The way back from :func:`dlarray._storage.bits_view`: ``raw`` owns the memory; the result is
+    on the CPU, then moved to ``device`` when that is another one.
+    """
+    itemsize = raw.itemsize
+    flags = FLAG_IS_SUBBYTE_TYPE_PADDED if dtype.bits < 8 else 0
+    if not raw.flags.writeable:
+        flags |= FLAG_READ_ONLY
+    info = TensorInfo(
+        raw.__array_interface__["data"][0], 0, raw.shape, tuple(s // itemsize for s in raw.strides),
+        dtype.code, dtype.bits, int(CPU.type), CPU.id, flags, None,
+    )
+    array = Array._from_tensor(info, raw)
+    if device is not None and device is not CPU:
+        return array.to_device(device)
+    return array
+
+
+# ================================================================== indexing
+# Basic keys give views (by metadata alone where no backend computes with the array); integer
+# arrays gather and masks select, through the backend or, for dtypes it lacks, through the bits.
+
+
+def _key_tuple(key: Any) -> tuple[Any, ...]:
+    return key if type(key) is tuple else (key,)
+
+
+def basic_view(array: Array, key: Any) -> Array:
+    """Basic indexing (integers, slices, ``...``, ``None``) by metadata alone: a view, no backend.
+
+    Used for arrays no backend can compute with (e.g. CUDA without cupy, bfloat16 on CPU): the
+    view shares the owner and points into the same buffer.
+    """
+    array._ensure_metadata()
+    if array._dtype.bits < 8 and not array._flags & 4:
+        raise TypeError(f"packed {array._dtype} arrays (several elements per byte) cannot be indexed")
+    items = _key_tuple(key)
+    shape, strides = array._shape, array._strides
+    ndim = len(shape)
+    ellipses = sum(1 for item in items if item is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if consumed > ndim:
+        raise IndexError(f"too many indices: the array has {ndim} dimensions, the index {consumed}")
+    new_shape: list[int] = []
+    new_strides: list[int] = []
+    offset = 0
+    dim = 0
+    for item in items:
+        if item is None:
+            new_shape.append(1)
+            new_strides.append(0)
+        elif item is Ellipsis:
+            for _ in range(ndim - consumed):
+                new_shape.append(shape[dim])
+                new_strides.append(strides[dim])
+                dim += 1
+        elif isinstance(item, slice):
+            start, stop, step = item.indices(shape[dim])
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * strides[dim]
+            new_shape.append(length)
+            new_strides.append(strides[dim] * step)
+            dim += 1
+        else:
+            if isinstance(item, bool) or not hasattr(type(item), "__index__"):
+                raise IndexError(
+                    f"only integers, slices, '...' and None are valid indices for an array without "
+                    f"a compute backend, got {type(item).__name__}"
+                )
+            index = operator.index(item)
+            extent = shape[dim]
+            if not -extent <= index < extent:
+                raise IndexError(f"index {index} is out of bounds for axis {dim} with size {extent}")
+            offset += (index % extent) * strides[dim]
+            dim += 1
+    new_shape.extend(shape[dim:])
+    new_strides.extend(strides[dim:])
+    return array._view(
+        array._offset + offset * array._dtype.itemsize, tuple(new_shape), tuple(new_strides)
+    )
+
+
+
+
+def _array_item(array: Array, item: Array) -> Any:
+    """One Array in a key: an int for a 0-d integer array, the backend array otherwise."""
+    if item._device is not array._device:
+        raise ValueError(f"index array is on {item._device}, the indexed array on {array._device}")
+    kind = item._dtype.kind
+    if kind in INTEGER_KINDS:
+        # a 0-d integer array is the same as the integer it holds (basic indexing, a view)
+        return operator.index(item) if item.ndim == 0 else item._as_native()
+    if kind == "bool":
+        return item._as_native()
+    raise IndexError(f"arrays used as indices must have an integer or bool dtype, not {item._dtype}")
+
+
+def _native_key(array: Array, key: Any) -> tuple[Any, ...]:
+    """The key for the backend: Arrays replaced by backend arrays, integer-likes by ints.
+
+    A key of only integers, slices and ``None`` gets a trailing ``...``: numpy then returns a 0-d
+    view, not a scalar copy, for ``x[1, 2]``, as the standard wants.
+    """
+    converted: list[Any] = []
+    basic = True
+    has_ellipsis = False
+    for item in _key_tuple(key):
+        kind = type(item)
+        if kind is int or kind is slice or item is None:
+            pass
+        elif kind is Array:
+            item = _array_item(array, item)
+            basic = basic and type(item) is int
+        elif item is Ellipsis:
+            has_ellipsis = True
+        elif kind is bool or isinstance(item, (_ndarray, list, np.bool_)):
+            basic = False  # numpy's own meaning: a 0-d mask, an index array
+        elif hasattr(kind, "__index__"):
+            item = operator.index(item)  # numpy/torch integer scalars and the like
+        else:
+            basic = False  # floats, strings...: numpy raises the IndexError
+        converted.append(item)
+    if len(converted) == 1 and not basic:
+        return _sole_mask(array, converted[0])
+    if basic and not has_ellipsis:
+        converted.append(Ellipsis)
+    return tuple(converted)
+
+
+def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
+    """A boolean mask as the whole key, with the standard's rule for empty mask dimensions.
+
+    Each mask dimension must match the array's or be 0; numpy refuses the 0 case, which selects
+    nothing: the same as that many empty integer index arrays (the mask's ``nonzero()``).
+    """
+    dtype = getattr(item, "dtype", None)
+    if dtype is None or dtype.kind != "b" or item.ndim == 0 or item.size != 0:
+        return (item,)
+    shape = array.shape
+    if item.ndim > len(shape) or item.shape == shape[: item.ndim]:
+        return (item,)  # too many dimensions (numpy's IndexError) or an exact match
+    if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
+        return (item,)  # a genuine mismatch: numpy raises the IndexError
+    empty = _backend.namespace_for(array).zeros(0, dtype=np.intp)
+    return (empty,) * item.ndim
+
+
+def _is_basic(key: Any) -> bool:
+    """Whether ``key`` holds only integers, slices, ``...`` and ``None`` (a view by metadata)."""
+    for item in _key_tuple(key):
+        kind = type(item)
+        if kind is Array:
+            if item.ndim or item._dtype.kind not in INTEGER_KINDS:
+                return False
+        elif kind is bool or isinstance(item, (_ndarray, list, tuple, np.bool_)) or not (item is None or item is Ellipsis or kind is slice or hasattr(kind, "__index__")):
+            return False
+    return True
+
+
+def raw_getitem(array: Array, key: Any) -> Array:
+    """Indexing for arrays no backend computes with (bfloat16, float8..., or CUDA without cupy).
+
+    Basic keys give views by metadata, on any device. Integer arrays and masks select elements
+    through an unsigned-integer view of the bytes (host memory only): selecting needs no
+    arithmetic on the values.
+    """
+    if _is_basic(key):
+        return basic_view(array, key)
+    return from_bits(bits_view(array)[_native_key(array, key)], array._dtype)
+
+
+def raw_setitem(array: Array, key: Any, value: Any) -> None:
+    """Assignment for arrays no backend computes with: copies the elements of an Array of the
+    same dtype (there is no conversion into these dtypes), on host memory."""
+    if type(value) is not Array or value._dtype is not array._dtype:
+        got = value._dtype if type(value) is Array else type(value).__name__
+        raise TypeError(
+            f"assigning into a {array._dtype} array needs an Array of that dtype (dlarray does not "
+            f"convert values to {array._dtype}), got {got}"
+        )
+    if value._device is not array._device:
+        raise ValueError(f"value is on {value._device}, the array on {array._device}")
+    bits_view(array)[_native_key(array, key)] = bits_view(value)
+
+
+def getitem(array: Array, key: Any) -> Array:
+    """Index through the backend; basic indices give views that share the buffer.
+
+    Integer arrays (broadcast together with any integers) gather, boolean masks select; both give
+    new arrays. Out-of-range integers raise IndexError.
+    """
+    native = array._as_native()
+    kind = type(key)
+    # the common keys skip the general conversion: a slice is always a view in numpy, and an
+    # integer becomes one with a trailing ``...``
+    if kind is slice:
+        return wrap(native[key])
+    if kind is int:
+        return wrap(native[key, ...])
+    return wrap(native[_native_key(array, key)])
+
+
+def setitem(array: Array, key: Any, value: Any) -> None:
+    """Assign ``value`` (an Array or a Python scalar) into ``array[key]`` through the backend.
+
+    ``value`` broadcasts to the selection and is cast to the array's dtype; the array's dtype
+    and shape never change.
+    """
+    if type(value) is Array:
+        if value._device is not array._device:
+            raise ValueError(f"value is on {value._device}, the array on {array._device}")
+        value = value._as_native()
+    elif type(value) not in (bool, int, float, complex):
+        raise TypeError(f"can only assign an Array or a Python scalar, not {type(value).__name__}")
+    array._as_native()[_native_key(array, key)] = value

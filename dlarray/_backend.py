@@ -31,7 +31,7 @@ class BackendUnavailable(TypeError):
     """The operation needs a compute backend this array's device or dtype does not have."""
 
 
-class _HostBuffer:
+class HostBuffer:
     """Presents an Array's host memory to numpy through ``__array_interface__``.
 
     numpy keeps this object as the view's ``base``; it holds the Array's owner, so the memory
@@ -72,7 +72,7 @@ def host_view(array: Array) -> np.ndarray:
         "data": (address, array.readonly),
         "strides": tuple(s * itemsize for s in array._strides),
     }
-    return np.asarray(_HostBuffer(interface, array._owner, array._device))
+    return np.asarray(HostBuffer(interface, array._owner, array._device))
 
 
 def opaque_host_view(array: Array) -> np.ndarray:
@@ -91,7 +91,7 @@ def opaque_host_view(array: Array) -> np.ndarray:
         "data": (address or _EMPTY_ADDRESS, array.readonly),
         "strides": tuple(s * itemsize for s in array._strides),
     }
-    return np.asarray(_HostBuffer(interface, array._owner, array._device))
+    return np.asarray(HostBuffer(interface, array._owner, array._device))
 
 
 # A numpy type numpy's DLPack producer accepts, per element width (16 bytes: complex128).

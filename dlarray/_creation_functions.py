@@ -9,21 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _adopt, wrap
+from ._array import Array, _adopt, from_bits, wrap
+from ._data_type_functions import astype
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dlpack import (
     DLPACK_VERSION,
-    FLAG_IS_SUBBYTE_TYPE_PADDED,
-    FLAG_READ_ONLY,
     CapsuleType,
-    TensorInfo,
     consume_capsule,
-    contiguous_strides,
 )
 from ._dlpack._exchange import import_with, importer_for
-from ._dtypes import DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
+from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
 from ._float_formats import encode
+from ._storage import bits_dtype, bits_view
 
 __all__ = [
     "arange",
@@ -208,9 +206,7 @@ def asarray(
         if copy is False:
             raise ValueError(f"converting {array._dtype} to {target_dtype} needs a copy, and copy=False forbids it")
         if target_dtype.numpy_dtype is None or array._dtype.numpy_dtype is None:
-            from ._data_type_functions import astype  # bfloat16, float8/6/4: bit conversions
-
-            return astype(array, target_dtype)
+            return astype(array, target_dtype)  # bfloat16, float8/6/4: bit conversions
         return wrap(array._as_native().astype(target_dtype.numpy_dtype))
     if copy and not copied:
         return array._copy()
@@ -226,8 +222,6 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
         numpy_dtype = dtype.numpy_dtype
         if numpy_dtype is None:
             # numpy has no such type: build float64 values, then round them into the format
-            from ._data_type_functions import astype
-
             return astype(_from_python(obj, float64, None), dtype, device=device)
     else:
         numpy_dtype = _DEFAULT_FOR_PYTHON.get(type(obj))
@@ -243,45 +237,10 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     return array
 
 
-def copy_bytes(array: Array) -> Array:
-    """A C-contiguous copy of a host array of a dtype numpy lacks (bfloat16, float8/6/4)."""
-    array._ensure_metadata()
-    dtype = array._dtype
-    packed = dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED
-    if packed:
-        raw = np.frombuffer(_packed_bytes(array), dtype=np.uint8).copy()
-    else:
-        unsigned = bits_dtype(dtype)
-        interface = {
-            "version": 3,
-            "shape": array._shape,
-            "typestr": unsigned.str,
-            "data": (array._data + array._offset if array.size else 1, True),
-            "strides": tuple(s * dtype.itemsize for s in array._strides),
-        }
-        raw = np.array(_backend._HostBuffer(interface, array._owner, array._device), copy=True, order="C")
-    info = TensorInfo(
-        raw.__array_interface__["data"][0], 0, array._shape, contiguous_strides(array._shape),
-        dtype.code, dtype.bits, int(array._device.type), array._device.id,
-        array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
-    )
-    return Array._from_tensor(info, raw)
-
-
-def _packed_bytes(array: Array) -> bytes:
-    import ctypes
-
-    if array._strides != contiguous_strides(array._shape):
-        raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied")
-    count = (array.size * array._dtype.bits + 7) // 8
-    return ctypes.string_at(array._data + array._offset, count) if count else b""
-
-
 # ================================================================================== new arrays
 # Every function below builds its result with numpy on the host. An array for another device is
 # then moved there by Array.to_device (which says what is missing when it cannot).
 
-_INTEGER_KINDS = ("signed integer", "unsigned integer")
 
 
 def _shape_argument(shape: Any) -> tuple[int, ...]:
@@ -337,60 +296,8 @@ def _device_of_like(x: Any, device: Any) -> Device:
 
 
 # ---------------------------------------------------------------- raw storage (extra dtypes)
-# bfloat16 and the float8/6/4 types have no numpy dtype. Functions that only allocate, move or
-# select elements still work on them: numpy handles the bytes as unsigned integers of the same
-# width and the result is labelled with the real dtype again. Sub-byte types are stored padded,
-# one element per byte (DLPack's IS_SUBBYTE_TYPE_PADDED).
-
-
-def bits_dtype(dtype: DType) -> np.dtype:
-    """The unsigned numpy integer type as wide as one stored element of ``dtype``."""
-    return np.dtype(f"u{dtype.itemsize}")
-
-
-def bits_view(array: Array) -> np.ndarray:
-    """A numpy view of a host array's elements as unsigned integers of the same width, zero-copy.
-
-    For dtypes numpy lacks; read-only when the array is. TypeError for packed sub-byte data
-    (several elements per byte) and for memory the host cannot read.
-    """
-    array._ensure_metadata()
-    dtype = array._dtype
-    if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
-        raise TypeError(f"packed {dtype} arrays (several elements per byte) can only be held and exported")
-    if not array._device.host_accessible:
-        raise TypeError(f"{dtype} arrays on {array._device} can only be held and exported; copy to the CPU first")
-    unsigned = bits_dtype(dtype)
-    readonly = bool(array._flags & FLAG_READ_ONLY)
-    address = array._data + array._offset
-    interface = {
-        "version": 3,
-        "shape": array._shape,
-        "typestr": unsigned.str,
-        # numpy wants a non-NULL address even for an empty array: point it at a live buffer
-        "data": (address if address and array.size else _EMPTY_BITS.ctypes.data, readonly),
-        "strides": tuple(s * unsigned.itemsize for s in array._strides),
-    }
-    return np.asarray(_backend._HostBuffer(interface, array._owner, array._device))
-
-
-_EMPTY_BITS = np.zeros(16, dtype=np.uint8)
-
-
-def from_bits(raw: np.ndarray, dtype: DType, device: Device | None = None) -> Array:
-    """An Array of ``dtype`` over the memory of ``raw`` (unsigned integers of the element width)."""
-    itemsize = raw.itemsize
-    flags = FLAG_IS_SUBBYTE_TYPE_PADDED if dtype.bits < 8 else 0
-    if not raw.flags.writeable:
-        flags |= FLAG_READ_ONLY
-    info = TensorInfo(
-        raw.__array_interface__["data"][0], 0, raw.shape, tuple(s // itemsize for s in raw.strides),
-        dtype.code, dtype.bits, int(CPU.type), CPU.id, flags, None,
-    )
-    array = Array._from_tensor(info, raw)
-    if device is not None and device is not CPU:
-        return array.to_device(device)
-    return array
+# bfloat16 and the float8/6/4 types have no numpy dtype: new arrays of them are filled through
+# their bits (see dlarray._storage).
 
 
 def _raw_filled(shape: tuple[int, ...], dtype: DType, pattern: int | None, device: Device | None) -> Array:
@@ -521,7 +428,7 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
     numpy_dtype = dtype.numpy_dtype
     if isinstance(fill_value, (complex, np.complexfloating)) and dtype.kind != "complex floating":
         raise TypeError(f"a complex fill_value does not fit a {dtype} array")
-    if dtype.kind in _INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
+    if dtype.kind in INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
         low, high = _integer_bounds(numpy_dtype)
         if not low <= int(fill_value) <= high:
             raise OverflowError(f"fill_value {fill_value} is out of the range of {dtype}")
@@ -701,7 +608,7 @@ def arange(
     integral = type(first) is int and type(last) is int and type(delta) is int
     target = _dtype_argument(dtype, int64 if integral else float64)
     numpy_dtype = _numpy_dtype(target, "arange")
-    if target.kind in _INTEGER_KINDS:
+    if target.kind in INTEGER_KINDS:
         if not integral:
             raise TypeError(f"arange() with dtype {target} needs integer start, stop and step")
         native = _integer_range(first, last, delta, numpy_dtype)  # type: ignore[arg-type]

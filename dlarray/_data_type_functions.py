@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, wrap
-from ._creation_functions import bits_view, from_bits
+from ._array import Array, from_bits, wrap
+from ._storage import bits_view
 from ._devices import as_device
 from ._dtypes import (
     BY_NUMPY,
+    INTEGER_KINDS,
     DType,
     as_dtype,
     complex64,
@@ -33,7 +34,6 @@ from ._info import kinds_of
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
-_INTEGER_KINDS = ("signed integer", "unsigned integer")
 _FLOAT_KINDS = ("real floating", "complex floating")
 _COMPLEX_OF = {float32: complex64, float64: complex128}
 _REAL_OF = {complex64: float32, complex128: float64}
@@ -43,7 +43,7 @@ _REAL_OF = {complex64: float32, complex128: float64}
 def _promote_same_kind(a: DType, b: DType) -> DType | None:
     """The standard's promotion of two Array API dtypes of one kind; None for any other pair."""
     ka, kb = a.kind, b.kind
-    if ka in _INTEGER_KINDS and kb in _INTEGER_KINDS:
+    if ka in INTEGER_KINDS and kb in INTEGER_KINDS:
         if ka == kb:
             return a if a.bits >= b.bits else b
         signed, unsigned = (a, b) if ka == "signed integer" else (b, a)
@@ -382,7 +382,7 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
         ``bits``, ``max``, ``min`` (Python ``int``) and ``dtype``.
     """
     dtype = _type_argument(type, "iinfo")
-    if dtype.kind not in _INTEGER_KINDS:
+    if dtype.kind not in INTEGER_KINDS:
         raise TypeError(f"iinfo() needs an integer dtype, got {dtype}")
     info = np.iinfo(dtype.numpy_dtype)
     return iinfo_object(int(info.bits), int(info.max), int(info.min), dtype)

@@ -94,6 +94,9 @@ float6_e2m3fn = _make("float6_e2m3fn", _Code.FLOAT6_E2M3FN, 6, "extended floatin
 float6_e3m2fn = _make("float6_e3m2fn", _Code.FLOAT6_E3M2FN, 6, "extended floating", None)
 float4_e2m1fn = _make("float4_e2m1fn", _Code.FLOAT4_E2M1FN, 4, "extended floating", None)
 
+#: The ``DType.kind`` of the integer dtypes.
+INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+
 #: Every dtype, Array API ones first.
 ALL_DTYPES: tuple[DType, ...] = (
     bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,

@@ -6,42 +6,21 @@ count from the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 
-from ._array import Array, wrap
-from ._creation_functions import bits_view, from_bits
-from ._statistical_functions import _backend_of, _same_device, _single_axis
+from ._array import Array
+from ._args import INTEGER_KINDS, normalize_axis, same_device, source_of
 
 __all__ = ["take", "take_along_axis"]
-
-_INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
-
-
-def _source(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
-    """``(backend array, wrap, backend module)`` of ``x``.
-
-    Selecting needs no arithmetic, so dtypes numpy lacks (bfloat16, float8...) work too: their
-    elements are handled as unsigned integers of the same width and the result is labelled with
-    the dtype again.
-    """
-    if type(x) is not Array:
-        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
-    dtype = x._dtype
-    if dtype.numpy_dtype is None:
-        return bits_view(x), lambda raw: from_bits(raw, dtype), np
-    return x._as_native(), wrap, _backend_of(x)
-
 
 def _indices(indices: Any, x: Array, name: str) -> Any:
     """The backend array of an integer index Array on ``x``'s device."""
     if type(indices) is not Array:
         raise TypeError(f"{name}(): indices must be an Array, got {type(indices).__name__}")
-    if indices._dtype.kind not in _INTEGER_KINDS:
+    if indices._dtype.kind not in INTEGER_KINDS:
         raise TypeError(f"{name}(): indices must have an integer dtype, not {indices._dtype}")
-    _same_device(name, x, indices)
+    same_device(name, x, indices)
     return indices._as_native()
 
 
@@ -62,14 +41,14 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     Array
         Same dtype as ``x``; ``x.shape`` with the ``axis`` extent replaced by ``indices.shape``.
     """
-    native, label, xp = _source(x, "take")
+    native, label, xp = source_of(x, "take")
     positions = _indices(indices, x, "take")
     if axis is None:
         if native.ndim > 1:
             raise ValueError(f"take() needs an axis for an array with {native.ndim} dimensions")
         axis = 0 if native.ndim == 1 else None
     else:
-        axis = _single_axis(axis, native.ndim)
+        axis = normalize_axis(axis, native.ndim)
     return label(xp.take(native, positions, axis=axis))
 
 
@@ -90,11 +69,11 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     Array
         Same dtype as ``x``; the broadcast shape, with ``indices``' extent along ``axis``.
     """
-    native, label, xp = _source(x, "take_along_axis")
+    native, label, xp = source_of(x, "take_along_axis")
     positions = _indices(indices, x, "take_along_axis")
     if positions.ndim != native.ndim:
         raise ValueError(
             f"take_along_axis(): indices need as many dimensions as x ({native.ndim}), got {positions.ndim}"
         )
-    axis = _single_axis(axis, native.ndim)
+    axis = normalize_axis(axis, native.ndim)
     return label(xp.take_along_axis(native, positions, axis=axis))

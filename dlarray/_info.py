@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
+from ._devices import CPU, DEFAULT_DEVICE, Device, as_device, device_of
+from ._dlpack import DLDeviceType
 from ._dtypes import ARRAY_API_DTYPES, DType, complex128, float64, int64
 
 __all__ = ["__array_namespace_info__"]
@@ -46,9 +47,6 @@ def _devices() -> tuple[Device, ...]:
         import cupy  # optional: CUDA support
     except ImportError:
         return tuple(found)
-    from ._devices import device_of
-    from ._dlpack import DLDeviceType
-
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception:  # noqa: BLE001 - cupy's CUDA errors (no driver, no GPU): CPU only

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
-from ._array import Array, wrap
-from ._creation_functions import bits_view, from_bits
+from ._args import normalize_axes, normalize_axis, same_device, source_of, xp_of
+from ._array import Array, from_bits, wrap
 from ._data_type_functions import promote_all
+from ._storage import bits_view
 
 __all__ = [
     "broadcast_arrays",
@@ -42,25 +42,7 @@ __all__ = [
 ]
 
 
-class AxisError(IndexError, ValueError):
-    """An axis out of range: both an IndexError (as the standard says) and a ValueError (as numpy)."""
-
-
 # ---------------------------------------------------------------------------------- helpers
-def _backend_of(x: Any) -> tuple[Any, Callable[[Any], Array], Any]:
-    """``(backend array, wrap, backend module)`` for ``x``.
-
-    For a dtype numpy lacks, the backend array is the elements' bits (unsigned integers) and the
-    wrap function labels a result with the dtype again.
-    """
-    if type(x) is not Array:
-        raise TypeError(f"expected an Array, got {type(x).__name__}")
-    dtype = x._dtype
-    if dtype.numpy_dtype is None:
-        return bits_view(x), lambda raw: from_bits(raw, dtype), np
-    return x._as_native(), wrap, _backend.namespace_for(x)
-
-
 def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Callable[[Any], Array], Any, Any]:
     """The backend arrays of several arrays of one device, wrap, module and common backend dtype."""
     if isinstance(arrays, Array) or not isinstance(arrays, (tuple, list)):
@@ -70,32 +52,11 @@ def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Cal
     for array in arrays:
         if type(array) is not Array:
             raise TypeError(f"{function}() takes Arrays, got {type(array).__name__}")
-        if array._device is not arrays[0]._device:
-            raise ValueError(f"arrays are on different devices: {arrays[0]._device} and {array._device}")
+    same_device(function, *arrays)
     dtype = promote_all([array._dtype for array in arrays])
     if dtype.numpy_dtype is None:  # all of one extra dtype (promote refuses a mix)
         return [bits_view(a) for a in arrays], lambda raw: from_bits(raw, dtype), np, None
-    return [a._as_native() for a in arrays], wrap, _backend.namespace_for(arrays[0]), dtype.numpy_dtype
-
-
-def _axis(axis: Any, ndim: int) -> int:
-    """An axis normalised to ``[0, ndim)``; AxisError when outside ``[-ndim, ndim)``."""
-    try:
-        index = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"an axis must be an int, got {type(axis).__name__}") from None
-    if not -ndim <= index < ndim:
-        raise AxisError(f"axis {index} is out of bounds for an array of {ndim} dimensions")
-    return index % ndim
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """An int or a tuple of ints normalised to distinct axes in ``[0, ndim)``."""
-    items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(_axis(item, ndim) for item in items)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"repeated axis in {axis!r}")
-    return axes
+    return [a._as_native() for a in arrays], wrap, xp_of(arrays[0]), dtype.numpy_dtype
 
 
 # ---------------------------------------------------------------------------------- broadcasting
@@ -151,7 +112,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     ValueError
         ``x`` cannot be broadcast to ``shape``.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "broadcast_to")
     target = tuple(operator.index(extent) for extent in shape)
     if len(target) < x.ndim or broadcast_shapes(x.shape, target) != target:
         raise ValueError(f"an array of shape {x.shape} cannot be broadcast to {target}")
@@ -203,7 +164,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
         ndim = natives[0].ndim
         if ndim == 0:
             raise ValueError("concat() cannot join 0-dimensional arrays along an axis; use axis=None or stack()")
-        position = _axis(axis, ndim)
+        position = normalize_axis(axis, ndim)
         for native in natives:
             if native.ndim != ndim or _without(native.shape, position) != _without(natives[0].shape, position):
                 raise ValueError(
@@ -238,7 +199,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     shape = natives[0].shape
     if any(native.shape != shape for native in natives):
         raise ValueError(f"stack() needs arrays of one shape, got {', '.join(str(n.shape) for n in natives)}")
-    position = _axis(axis, len(shape) + 1)
+    position = normalize_axis(axis, len(shape) + 1)
     if dtype is None:
         return rewrap(backend.stack(natives, axis=position))
     return rewrap(backend.stack(natives, axis=position, dtype=dtype))
@@ -259,10 +220,10 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     tuple of Array
         ``x.shape[axis]`` views, each of ``x``'s shape without ``axis``.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "unstack")
     if native.ndim == 0:
         raise ValueError("unstack() needs an array of at least one dimension")
-    position = _axis(axis, native.ndim)
+    position = normalize_axis(axis, native.ndim)
     return tuple(rewrap(part) for part in backend.moveaxis(native, position, 0))
 
 
@@ -289,10 +250,10 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     ValueError
         Two positions that are the same axis.
     """
-    native, rewrap, _ = _backend_of(x)
+    native, rewrap, _ = source_of(x, "expand_dims")
     items = axis if isinstance(axis, tuple) else (axis,)
     ndim = native.ndim + len(items)
-    positions = _axes(items, ndim)
+    positions = normalize_axes(items, ndim)
     shape = iter(native.shape)
     new_shape = tuple(1 if i in positions else next(shape) for i in range(ndim))
     return rewrap(native.reshape(new_shape))
@@ -310,8 +271,8 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     ValueError
         An axis whose size is not one.
     """
-    native, rewrap, _ = _backend_of(x)
-    axes = _axes(axis, native.ndim)
+    native, rewrap, _ = source_of(x, "squeeze")
+    axes = normalize_axes(axis, native.ndim)
     for position in axes:
         if native.shape[position] != 1:
             raise ValueError(f"cannot squeeze axis {position}: its size is {native.shape[position]}, not 1")
@@ -332,8 +293,8 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     -------
     Array
     """
-    native, rewrap, _ = _backend_of(x)
-    order = _axes(tuple(axes), native.ndim)
+    native, rewrap, _ = source_of(x, "permute_dims")
+    order = normalize_axes(tuple(axes), native.ndim)
     if len(order) != native.ndim:
         raise ValueError(f"axes {tuple(axes)} is not a permutation of the {native.ndim} axes")
     return rewrap(native.transpose(order))
@@ -355,10 +316,10 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     -------
     Array
     """
-    native, rewrap, _ = _backend_of(x)
+    native, rewrap, _ = source_of(x, "moveaxis")
     ndim = native.ndim
-    sources = _axes(source, ndim)
-    destinations = _axes(destination, ndim)
+    sources = normalize_axes(source, ndim)
+    destinations = normalize_axes(destination, ndim)
     if len(sources) != len(destinations):
         raise ValueError(f"moveaxis() needs as many destinations as sources, got {source!r} and {destination!r}")
     order = [n for n in range(ndim) if n not in sources]
@@ -374,8 +335,8 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     -------
     Array
     """
-    native, rewrap, _ = _backend_of(x)
-    axes = range(native.ndim) if axis is None else _axes(axis, native.ndim)
+    native, rewrap, _ = source_of(x, "flip")
+    axes = range(native.ndim) if axis is None else normalize_axes(axis, native.ndim)
     key = [slice(None)] * native.ndim
     for position in axes:
         key[position] = slice(None, None, -1)
@@ -405,7 +366,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError
         The sizes do not match, or ``copy=False`` and the layout needs a copy.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "reshape")
     target = _reshape_target(native.shape, shape)
     if copy:
         return rewrap(backend.reshape(native, target, copy=True))
@@ -475,13 +436,13 @@ def roll(
     Array
         A new array.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "roll")
     if axis is None:
         if isinstance(shift, tuple):
             raise ValueError("roll() with a tuple of shifts needs a tuple of axes")
         return rewrap(backend.roll(native, operator.index(shift)))
     items = axis if isinstance(axis, tuple) else (axis,)
-    axes = tuple(_axis(item, native.ndim) for item in items)
+    axes = tuple(normalize_axis(item, native.ndim) for item in items)
     if isinstance(shift, tuple):
         if len(shift) != len(axes):
             raise ValueError(f"roll() needs as many shifts as axes, got {shift!r} and {axis!r}")
@@ -509,7 +470,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     Array
         A new array; 1-D when ``axis`` is None.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "repeat")
     if type(repeats) is Array:
         if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"repeats must have an integer dtype, not {repeats._dtype}")
@@ -524,7 +485,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         counts = operator.index(repeats)
     if axis is None:
         return rewrap(backend.repeat(backend.reshape(native, (-1,)), counts))
-    return rewrap(backend.repeat(native, counts, axis=_axis(axis, native.ndim)))
+    return rewrap(backend.repeat(native, counts, axis=normalize_axis(axis, native.ndim)))
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
@@ -543,7 +504,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     Array
         A new array of ``max(x.ndim, len(repetitions))`` dimensions.
     """
-    native, rewrap, backend = _backend_of(x)
+    native, rewrap, backend = source_of(x, "tile")
     counts = tuple(operator.index(r) for r in repetitions)
     if any(r < 0 for r in counts):
         raise ValueError(f"tile() repetitions must be non-negative, got {counts}")

@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._array import Array, wrap
-from ._creation_functions import bits_view, from_bits
+from ._array import Array, from_bits, wrap
+from ._storage import bits_view
 from ._dtypes import DType
-from ._statistical_functions import _axes, _axis_argument, _backend_of, _index_result, _native, _same_device
+from ._args import axis_argument, backend_array, index_result, reduction_axes, same_device, xp_of
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -60,15 +60,15 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
 
 
 def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Array:
-    native = _native(x, name)
+    native = backend_array(x, name)
     if axis is not None:
         if isinstance(axis, tuple):
             raise TypeError(f"{name}() takes a single axis, not a tuple")
-        (axis,) = _axes(axis, x.ndim)
+        (axis,) = reduction_axes(axis, x.ndim)
     if native.size == 0:
         raise ValueError(f"{name}() of an empty array: there is no element to point to")
     # the array method: numpy's function form is a Python wrapper around it
-    return _index_result(getattr(native, name)(axis=axis, keepdims=keepdims))
+    return index_result(getattr(native, name)(axis=axis, keepdims=keepdims))
 
 
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
@@ -88,10 +88,10 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     Array
         int64 counts.
     """
-    native = _native(x, "count_nonzero")
-    axes = _axes(axis, x.ndim)
-    xp = _backend_of(x)
-    return _index_result(xp.count_nonzero(native, axis=_axis_argument(axes, x.ndim), keepdims=keepdims))
+    native = backend_array(x, "count_nonzero")
+    axes = reduction_axes(axis, x.ndim)
+    xp = xp_of(x)
+    return index_result(xp.count_nonzero(native, axis=axis_argument(axes, x.ndim), keepdims=keepdims))
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
@@ -107,11 +107,11 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     tuple of Array
         ``x.ndim`` 1-D int64 arrays of equal length.
     """
-    native = _native(x, "nonzero")
+    native = backend_array(x, "nonzero")
     if native.ndim == 0:
         raise ValueError("nonzero() needs an array with at least one dimension; use reshape(x, (1,)) for a 0-d one")
-    xp = _backend_of(x)
-    return tuple(_index_result(indices) for indices in xp.nonzero(native))
+    xp = xp_of(x)
+    return tuple(index_result(indices) for indices in xp.nonzero(native))
 
 
 def searchsorted(
@@ -142,12 +142,12 @@ def searchsorted(
     Array
         int64 indices, shaped like ``x2`` (0-d for a scalar).
     """
-    haystack = _native(x1, "searchsorted")
+    haystack = backend_array(x1, "searchsorted")
     if haystack.ndim != 1:
         raise ValueError(f"searchsorted() needs a 1-D x1, got {haystack.ndim} dimensions")
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
-    _same_device("searchsorted", x1, x2, sorter)
+    same_device("searchsorted", x1, x2, sorter)
     if type(x2) is Array:
         needles = x2._as_native()
     elif type(x2) in _SCALARS:
@@ -162,8 +162,8 @@ def searchsorted(
         if sorter._dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"searchsorted(): sorter must have an integer dtype, not {sorter._dtype}")
         order = sorter._as_native()
-    xp = _backend_of(x1)
-    return _index_result(xp.searchsorted(haystack, needles, side=side, sorter=order))
+    xp = xp_of(x1)
+    return index_result(xp.searchsorted(haystack, needles, side=side, sorter=order))
 
 
 def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | complex, /) -> Array:
@@ -182,8 +182,8 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     Array
         The broadcast shape of the three inputs.
     """
-    mask = _native(condition, "where")
-    _same_device("where", condition, x1, x2)
+    mask = backend_array(condition, "where")
+    same_device("where", condition, x1, x2)
     raw = _raw_dtype(x1, x2)
     if raw is not None:
         # choosing needs no arithmetic: dtypes numpy lacks are chosen as their bits
@@ -192,7 +192,7 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     second = _operand(x2)
     if type(x1) is not Array and type(x2) is not Array:
         raise TypeError("where(): at least one of x1 and x2 must be an Array")
-    xp = _backend_of(condition)
+    xp = xp_of(condition)
     return wrap(xp.where(mask, first, second))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ._array import Array, wrap
-from ._statistical_functions import _backend_of, _index_result, _native, _same_device
+from ._args import backend_array, index_result, same_device, xp_of
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -40,8 +40,8 @@ class UniqueInverseResult(NamedTuple):
 
 def _flat(x: Array, name: str) -> tuple[Any, Any]:
     """The backend module and ``x`` flattened (a view when the layout allows it)."""
-    native = _native(x, name)
-    return _backend_of(x), native.reshape(-1)
+    native = backend_array(x, name)
+    return xp_of(x), native.reshape(-1)
 
 
 def unique_values(x: Array, /) -> Array:
@@ -76,7 +76,7 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     """
     xp, flat = _flat(x, "unique_counts")
     values, counts = xp.unique(flat, return_counts=True, equal_nan=False)
-    return UniqueCountsResult(wrap(values), _index_result(counts))
+    return UniqueCountsResult(wrap(values), index_result(counts))
 
 
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
@@ -95,7 +95,7 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """
     xp, flat = _flat(x, "unique_inverse")
     values, inverse = xp.unique(flat, return_inverse=True, equal_nan=False)
-    return UniqueInverseResult(wrap(values), _index_result(inverse.reshape(x.shape)))
+    return UniqueInverseResult(wrap(values), index_result(inverse.reshape(x.shape)))
 
 
 def unique_all(x: Array, /) -> UniqueAllResult:
@@ -117,7 +117,7 @@ def unique_all(x: Array, /) -> UniqueAllResult:
         flat, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
     return UniqueAllResult(
-        wrap(values), _index_result(first), _index_result(inverse.reshape(x.shape)), _index_result(counts)
+        wrap(values), index_result(first), index_result(inverse.reshape(x.shape)), index_result(counts)
     )
 
 
@@ -141,8 +141,8 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     if type(x1) is not Array and type(x2) is not Array:
         raise TypeError("isin(): at least one of x1 and x2 must be an Array")
     anchor = x1 if type(x1) is Array else x2
-    _same_device("isin", anchor, x1, x2)
-    xp = _backend_of(anchor)
+    same_device("isin", anchor, x1, x2)
+    xp = xp_of(anchor)
     elements = _isin_operand(x1)
     test_elements = _isin_operand(x2)
     return wrap(xp.isin(elements, test_elements, invert=bool(invert)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._array import Array, wrap
-from ._statistical_functions import _backend_of, _index_result, _native, _single_axis
+from ._args import backend_array, index_result, normalize_axis, xp_of
 
 __all__ = ["argsort", "sort"]
 
@@ -38,12 +38,12 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     Array
         int64 indices, shaped like ``x``.
     """
-    native = _native(x, "argsort")
-    xp = _backend_of(x)
+    native = backend_array(x, "argsort")
+    xp = xp_of(x)
     if native.ndim == 0:
-        return _index_result(xp.zeros((), dtype=xp.int64))
-    axis = _single_axis(axis, native.ndim)
-    return _index_result(_argsort(xp, native, axis, descending, stable))
+        return index_result(xp.zeros((), dtype=xp.int64))
+    axis = normalize_axis(axis, native.ndim)
+    return index_result(_argsort(xp, native, axis, descending, stable))
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
@@ -65,11 +65,11 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     Array
         Same dtype and shape as ``x``.
     """
-    native = _native(x, "sort")
-    xp = _backend_of(x)
+    native = backend_array(x, "sort")
+    xp = xp_of(x)
     if native.ndim == 0:
         return wrap(native.copy())
-    axis = _single_axis(axis, native.ndim)
+    axis = normalize_axis(axis, native.ndim)
     kind = "stable" if stable else None
     if not descending:
         return wrap(xp.sort(native, axis=axis, kind=kind))

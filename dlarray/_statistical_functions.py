@@ -5,20 +5,18 @@ the standard says: the result dtypes of ``sum``/``prod``/``cumulative_*`` (integ
 the default 64-bit integer of their signedness), ``NaN`` for empty means and for variances with
 ``M - correction <= 0`` (numpy gives ``inf`` or warns), and ``include_initial``.
 
-The small helpers at the top (``_native``, ``_axes``, ``_backend_of``) are shared by the other
-reduction-style modules (searching, utility, sorting, sets, indexing functions).
+The reduction machinery (``_reduction``) also computes ``all`` and ``any`` for the utility
+functions; the argument helpers come from the core (``dlarray._args``).
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from . import _backend
+from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, xp_of
 from ._array import Array, wrap
 from ._dtypes import as_dtype
 
@@ -34,71 +32,20 @@ __all__ = [
     "var",
 ]
 
-Axis = int | tuple[int, ...] | None
-
 _INT64 = np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
 _FLOAT64 = np.dtype(np.float64)
 _FLOAT32 = np.dtype(np.float32)
 _FLOAT16 = np.dtype(np.float16)
-_INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
 
 
 # ---------------------------------------------------------------- shared helpers
-
-
-def _native(x: Any, name: str) -> Any:
-    """The backend array of ``x``; TypeError if ``x`` is not an Array."""
-    if type(x) is not Array:
-        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
-    return x._as_native()
-
-
-def _backend_of(x: Array) -> Any:
-    """numpy, or cupy for arrays on a CUDA device."""
-    return _backend.namespace_for(x)
-
-
-def _same_device(name: str, first: Array, *others: Any) -> None:
-    """Refuse Arrays on different devices (ValueError), as every function of the namespace does."""
-    for other in others:
-        if type(other) is Array and other._device is not first._device:
-            raise ValueError(f"{name}(): arrays are on different devices: {first._device} and {other._device}")
-
-
-def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
-    """Reduction axes as non-negative ints (all axes for ``None``); invalid or repeated ones raise."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, bool) or not isinstance(axis, (int, tuple)) and not hasattr(axis, "__index__"):
-        raise TypeError(f"axis must be an int, a tuple of ints or None, got {type(axis).__name__}")
-    if isinstance(axis, tuple):
-        if any(isinstance(a, bool) for a in axis):
-            raise TypeError("axis entries must be ints, not bools")
-        return normalize_axis_tuple(tuple(operator.index(a) for a in axis), ndim)
-    return (normalize_axis_index(operator.index(axis), ndim),)
-
-
-def _single_axis(axis: Any, ndim: int) -> int:
-    """One axis as a non-negative int; TypeError for a non-int, AxisError when out of range."""
-    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
-        raise TypeError(f"axis must be an int, got {type(axis).__name__}")
-    return normalize_axis_index(operator.index(axis), ndim)
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
     if keepdims:
         return tuple(1 if i in axes else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in axes)
-
-
-def _index_result(native: Any) -> Array:
-    """An index result in the default index dtype (int64), whatever the backend's intp is."""
-    if not hasattr(native, "dtype"):  # a Python int (numpy's count_nonzero over all axes)
-        native = np.asarray(native, dtype=_INT64)
-    elif native.dtype != _INT64:
-        native = native.astype(_INT64)
-    return wrap(native)
 
 
 def _numpy_dtype(dtype: Any, name: str) -> np.dtype:
@@ -133,11 +80,6 @@ def _full(xp: Any, shape: tuple[int, ...], value: Any, dtype: Any) -> Array:
     return wrap(xp.full(shape, value, dtype=dtype))
 
 
-def _axis_argument(axes: tuple[int, ...], ndim: int) -> tuple[int, ...] | None:
-    # None lets the backend take its fastest path (a single flat reduction)
-    return None if len(axes) == ndim else axes
-
-
 # numpy's sum/prod/max/min/all/any are Python wrappers around these ufunc reductions; calling
 # them directly saves a few microseconds per call (the wrappers' dispatch), which is most of
 # the time on small arrays. Other backends (cupy) get their named functions.
@@ -157,8 +99,8 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = Non
     ``dtype`` is the ``dtype=`` argument of sum and prod (resolved by :func:`_accumulation_dtype`);
     max and min refuse an empty reduction, which has no identity.
     """
-    native = _native(x, name)
-    axes = _axes(axis, x.ndim)
+    native = backend_array(x, name)
+    axes = reduction_axes(axis, x.ndim)
     accumulating = name == "sum" or name == "prod"
     if accumulating:
         dtype = _accumulation_dtype(x, dtype, name)
@@ -168,13 +110,13 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = Non
             raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
     else:  # all, any: the logical reductions of np.all/np.any take any input and give bool
         dtype = np.bool_
-    axis_argument = _axis_argument(axes, native.ndim)
+    backend_axis = axis_argument(axes, native.ndim)
     if type(native) is np.ndarray:
-        return wrap(_NUMPY_REDUCTIONS[name](native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
-    reduce = getattr(_backend_of(x), name)
+        return wrap(_NUMPY_REDUCTIONS[name](native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
+    reduce = getattr(xp_of(x), name)
     if accumulating:
-        return wrap(reduce(native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
-    return wrap(reduce(native, axis=axis_argument, keepdims=keepdims))
+        return wrap(reduce(native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
+    return wrap(reduce(native, axis=backend_axis, keepdims=keepdims))
 
 
 # ---------------------------------------------------------------- reductions
@@ -282,12 +224,12 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     Array
         Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
     """
-    native = _native(x, "mean")
-    axes = _axes(axis, x.ndim)
-    xp = _backend_of(x)
+    native = backend_array(x, "mean")
+    axes = reduction_axes(axis, x.ndim)
+    xp = xp_of(x)
     kind = x._dtype.kind
     # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
-    dtype = _FLOAT64 if kind in _INTEGER_KINDS or kind == "bool" else None
+    dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     shape = x.shape
     count = math.prod(shape[a] for a in axes)
     if count == 0:
@@ -295,12 +237,12 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
         result_dtype = dtype if dtype is not None else native.dtype
         nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
         return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
-    axis_argument = _axis_argument(axes, x.ndim)
+    backend_axis = axis_argument(axes, x.ndim)
     if type(native) is not np.ndarray:
-        return wrap(xp.mean(native, axis=axis_argument, dtype=dtype, keepdims=keepdims))
+        return wrap(xp.mean(native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
     # what np.mean computes, without its Python-level wrapper: a sum divided by the count
     half = native.dtype == _FLOAT16
-    total = np.add.reduce(native, axis=axis_argument, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
+    total = np.add.reduce(native, axis=backend_axis, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
     # divided in double precision and rounded back once, as numpy does
     divisor = np.intp(count)
     if type(total) is np.ndarray:
@@ -355,20 +297,20 @@ def std(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bo
 
 
 def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) -> Array:
-    native = _native(x, name)
+    native = backend_array(x, name)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{name}(): correction must be an int or a float, got {type(correction).__name__}")
-    axes = _axes(axis, x.ndim)
-    xp = _backend_of(x)
+    axes = reduction_axes(axis, x.ndim)
+    xp = xp_of(x)
     kind = x._dtype.kind
-    dtype = _FLOAT64 if kind in _INTEGER_KINDS or kind == "bool" else None
+    dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     count = math.prod(x.shape[a] for a in axes)
     if count - correction <= 0:
         # numpy divides by max(M - ddof, 0) and gives inf or NaN with a warning; the standard: NaN
         result_dtype = dtype if dtype is not None else np.empty(0, native.dtype).real.dtype
         return _full(xp, _reduced_shape(x.shape, axes, keepdims), math.nan, result_dtype)
     reduce = getattr(xp, name)
-    return wrap(reduce(native, axis=_axis_argument(axes, x.ndim), dtype=dtype, ddof=correction, keepdims=keepdims))
+    return wrap(reduce(native, axis=axis_argument(axes, x.ndim), dtype=dtype, ddof=correction, keepdims=keepdims))
 
 
 # ---------------------------------------------------------------- cumulative
@@ -423,7 +365,7 @@ def cumulative_prod(
 
 
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, name: str, identity: int) -> Array:
-    native = _native(x, name)
+    native = backend_array(x, name)
     if native.ndim == 0:
         # unspecified by the standard; like numpy, a 0-d array accumulates as a 1-element vector
         native = native.reshape(1)
@@ -431,9 +373,9 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, n
         if native.ndim > 1:
             raise ValueError(f"{name}() needs an axis for an array with {native.ndim} dimensions")
         axis = 0
-    axis = _single_axis(axis, native.ndim)
+    axis = normalize_axis(axis, native.ndim)
     result_dtype = _accumulation_dtype(x, dtype, name)
-    xp = _backend_of(x)
+    xp = xp_of(x)
     accumulate = xp.cumsum if identity == 0 else xp.cumprod
     if not include_initial:
         return wrap(accumulate(native, axis=axis, dtype=result_dtype))

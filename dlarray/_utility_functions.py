@@ -6,7 +6,8 @@ import operator
 from typing import Any
 
 from ._array import Array, wrap
-from ._statistical_functions import _backend_of, _native, _reduction, _same_device, _single_axis
+from ._args import backend_array, normalize_axis, same_device, xp_of
+from ._statistical_functions import _reduction
 
 __all__ = ["all", "any", "diff"]
 
@@ -79,7 +80,7 @@ def diff(
     Array
         ``M + N1 + N2 - n`` long along ``axis``.
     """
-    native = _native(x, "diff")
+    native = backend_array(x, "diff")
     if native.ndim == 0:
         raise ValueError("diff() needs an array with at least one dimension")
     if isinstance(n, bool):
@@ -87,9 +88,9 @@ def diff(
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
-    axis = _single_axis(axis, native.ndim)
-    _same_device("diff", x, prepend, append)
-    xp = _backend_of(x)
+    axis = normalize_axis(axis, native.ndim)
+    same_device("diff", x, prepend, append)
+    xp = xp_of(x)
     parts = [_edge(prepend, "prepend"), native, _edge(append, "append")]
     parts = [part for part in parts if part is not None]
     if len(parts) > 1:

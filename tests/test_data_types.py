@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlarray as xp
-from dlarray._creation_functions import bits_view
+from dlarray._storage import bits_view
 
 try:
     import array_api_strict as strict

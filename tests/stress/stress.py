@@ -108,11 +108,11 @@ def rss_bytes() -> int:
 def live_dlarray_objects() -> int:
     """How many dlarray-owned objects (arrays, owners, host views, buffer holds) are alive."""
     from dlarray._array import Array
-    from dlarray._backend import _HostBuffer
+    from dlarray._backend import HostBuffer
     from dlarray._dlpack import ImportedTensor
     from dlarray._interfaces import BufferHold
 
-    kinds = (Array, ImportedTensor, _HostBuffer, BufferHold)
+    kinds = (Array, ImportedTensor, HostBuffer, BufferHold)
     return sum(1 for obj in gc.get_objects() if type(obj) in kinds)
 
 

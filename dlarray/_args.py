@@ -1,0 +1,142 @@
+"""Argument helpers shared by the spec modules: Array arguments, devices, axes, index results.
+
+Part of the core: stands on the Array and the backends, imports no spec module. Each rule lives
+here once, so that every function of the namespace refuses the same thing the same way.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.exceptions import AxisError
+
+from ._array import Array, from_bits, wrap
+from ._backend import namespace_for
+from ._dtypes import INTEGER_KINDS
+from ._storage import bits_view
+
+__all__ = [
+    "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "index_result", "normalize_axes",
+    "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of",
+]
+
+Axis = int | tuple[int, ...] | None
+
+_INT64 = np.dtype(np.int64)
+
+
+def backend_array(x: Any, name: str) -> Any:
+    """The backend array of ``x``; TypeError if ``x`` is not an Array.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import backend_array
+    >>> backend_array(dlarray.ones(2), "f").tolist()
+    [1.0, 1.0]
+    """
+    if type(x) is not Array:
+        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
+    return x._as_native()
+
+
+def xp_of(x: Array) -> Any:
+    """The compute namespace of ``x``'s device: numpy, or cupy for arrays on a CUDA device."""
+    return namespace_for(x)
+
+
+def source_of(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
+    """``(backend array, wrap, backend module)`` of ``x`` for functions that only move elements.
+
+    Moving and selecting need no arithmetic, so dtypes numpy lacks (bfloat16, float8...) work
+    too: their elements are handled as unsigned integers of the same width (on the host) and the
+    wrap function labels a result with the dtype again.
+    """
+    if type(x) is not Array:
+        raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
+    dtype = x._dtype
+    if dtype.numpy_dtype is None:
+        return bits_view(x), lambda raw: from_bits(raw, dtype), np
+    return x._as_native(), wrap, namespace_for(x)
+
+
+def same_device(name: str, first: Array, *others: Any) -> None:
+    """Refuse Arrays on different devices (ValueError), as every function of the namespace does.
+
+    Arguments other than Arrays (Python scalars) are let through.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import same_device
+    >>> same_device("add", dlarray.ones(1), dlarray.zeros(1), 1.0)
+    """
+    for other in others:
+        if type(other) is Array and other._device is not first._device:
+            raise ValueError(f"{name}(): arrays are on different devices: {first._device} and {other._device}")
+
+
+def normalize_axis(axis: Any, ndim: int) -> int:
+    """One axis as an int in ``[0, ndim)``; TypeError for a non-int, AxisError when out of range.
+
+    ``AxisError`` is numpy's: both an IndexError (as the standard says) and a ValueError.
+
+    Examples
+    --------
+    >>> from dlarray._args import normalize_axis
+    >>> normalize_axis(-1, 3)
+    2
+    """
+    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
+        raise TypeError(f"an axis must be an int, got {type(axis).__name__}")
+    index = operator.index(axis)
+    if not -ndim <= index < ndim:
+        raise AxisError(f"axis {index} is out of bounds for an array of {ndim} dimensions")
+    return index % ndim
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """An int or a tuple (or list) of ints as distinct axes in ``[0, ndim)``; repeats: ValueError.
+
+    Examples
+    --------
+    >>> from dlarray._args import normalize_axes
+    >>> normalize_axes((0, -1), 3)
+    (0, 2)
+    """
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(normalize_axis(item, ndim) for item in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return axes
+
+
+def reduction_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """Reduction axes as non-negative ints: all of them for ``None``, else :func:`normalize_axes`.
+
+    Examples
+    --------
+    >>> from dlarray._args import reduction_axes
+    >>> reduction_axes(None, 2)
+    (0, 1)
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    return normalize_axes(axis, ndim)
+
+
+def axis_argument(axes: tuple[int, ...], ndim: int) -> tuple[int, ...] | None:
+    """The ``axis=`` to pass to the backend: None for all axes (its fastest, flat reduction)."""
+    return None if len(axes) == ndim else axes
+
+
+def index_result(result: Any) -> Array:
+    """An index result in the default index dtype (int64), whatever the backend's intp is."""
+    if not hasattr(result, "dtype"):  # a Python int (numpy's count_nonzero over all axes)
+        result = np.asarray(result, dtype=_INT64)
+    elif result.dtype != _INT64:
+        result = result.astype(_INT64)
+    return wrap(result)

@@ -1,0 +1,155 @@
+"""The Array's Python operators, generated from one table and installed on the class.
+
+Each operator is the namespace's function for it (which carries the standard's special cases):
+``x + y`` is :func:`dlarray.add`, ``y + x`` (reflected) is ``add(y, x)``. An in-place operator
+(``x += y``) whose function is one bare ufunc runs that ufunc into ``x``'s memory (``out=``), no
+temporary; one whose function carries fix-ups (``//=``, ``@=``) computes and copies back. An
+operand that is neither an Array nor a Python scalar (after numpy arrays and scalars are adopted)
+gives ``NotImplemented``, so that Python can try the other operand's reflected method.
+
+This module sits above the spec modules it takes the functions from; the core (where ``Array``
+is defined) does not import it: ``dlarray/__init__.py`` loads it, so every Array has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import _elementwise_functions as ew
+from ._array import Array, _foreign_operand
+from ._linear_algebra_functions import matmul
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+# (symbol, function, in-place form): the in-place form is the ufunc to run with ``out=`` (None:
+# compute with the function and copy the result back, for functions with fix-ups).
+BINARY: tuple[tuple[str, Callable[..., Array], Any], ...] = (
+    ("add", ew.add, ew._np_add),
+    ("sub", ew.subtract, ew._np_subtract),
+    ("mul", ew.multiply, ew._np_multiply),
+    ("truediv", ew.divide, ew._np_divide),
+    ("floordiv", ew.floor_divide, None),
+    ("mod", ew.remainder, ew._np_remainder),
+    ("pow", ew.pow, ew._np_power),
+    ("and", ew.bitwise_and, ew._np_bitwise_and),
+    ("or", ew.bitwise_or, ew._np_bitwise_or),
+    ("xor", ew.bitwise_xor, ew._np_bitwise_xor),
+    ("lshift", ew.bitwise_left_shift, ew._np_left_shift),
+    ("rshift", ew.bitwise_right_shift, ew._np_right_shift),
+)
+# Comparisons have no reflected or in-place form (Python reflects ``<`` as the other's ``>``).
+COMPARISONS: tuple[tuple[str, Callable[..., Array]], ...] = (
+    ("lt", ew.less),
+    ("le", ew.less_equal),
+    ("gt", ew.greater),
+    ("ge", ew.greater_equal),
+    ("eq", ew.equal),
+    ("ne", ew.not_equal),
+)
+UNARY: tuple[tuple[str, Callable[[Array], Array]], ...] = (
+    ("neg", ew.negative),
+    ("pos", ew.positive),
+    ("abs", ew.abs),
+    ("invert", ew.bitwise_invert),
+)
+
+
+def _operand(other: Any) -> Any:
+    """``other`` as an operand (an Array or a Python scalar), or None for NotImplemented."""
+    if type(other) is Array or type(other) in _SCALAR_TYPES:
+        return other
+    return _foreign_operand(other)
+
+
+def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
+    def method(self: Array, other: Any, /) -> Any:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
+        return function(self, other)
+
+    return method
+
+
+def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
+    def method(self: Array, other: Any, /) -> Any:
+        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+            other = _foreign_operand(other)
+            if other is None:
+                return NotImplemented
+        return function(other, self)
+
+    return method
+
+
+def _in_place(function: Callable[..., Array], ufunc: Any) -> Callable[[Array, Any], Any]:
+    def method(self: Array, other: Any, /) -> Any:
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        if ufunc is None:
+            return self._in_place(function, other)
+        return self._in_place_ufunc(ufunc, other)
+
+    return method
+
+
+def _in_place_power(self: Array, other: Any, /) -> Any:
+    other = _operand(other)
+    if other is None:
+        return NotImplemented
+    if (type(other) is int or type(other) is float) and other == 2 and self._dtype.kind == "real floating":
+        # x **= 2 as x *= x: the same correctly rounded product, over twice as fast (see pow)
+        return self._in_place_ufunc(ew._np_multiply, self)
+    return self._in_place_ufunc(ew._np_power, other)
+
+
+def _unary(function: Callable[[Array], Array]) -> Callable[[Array], Array]:
+    def method(self: Array, /) -> Array:
+        return function(self)
+
+    return method
+
+
+# ``@`` takes Arrays only: no Python scalars, no adopted numpy operands.
+def _matmul(self: Array, other: Any, /) -> Any:
+    if type(other) is not Array:
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul(self: Array, other: Any, /) -> Any:
+    if type(other) is not Array:
+        return NotImplemented
+    return matmul(other, self)
+
+
+def _imatmul(self: Array, other: Any, /) -> Any:
+    if type(other) is not Array:
+        return NotImplemented
+    return self._in_place(matmul, other)
+
+
+def _install() -> None:
+    methods: dict[str, Callable[..., Any]] = {}
+    for symbol, function, in_place in BINARY:
+        methods[f"__{symbol}__"] = _forward(function)
+        methods[f"__r{symbol}__"] = _reflected(function)
+        methods[f"__i{symbol}__"] = _in_place(function, in_place)
+    methods["__ipow__"] = _in_place_power
+    for symbol, function in COMPARISONS:
+        methods[f"__{symbol}__"] = _forward(function)
+    for symbol, function in UNARY:
+        methods[f"__{symbol}__"] = _unary(function)
+    methods.update(__matmul__=_matmul, __rmatmul__=_rmatmul, __imatmul__=_imatmul)
+    for name, method in methods.items():
+        method.__name__ = name
+        method.__qualname__ = f"Array.{name}"
+        setattr(Array, name, method)
+    # defining __eq__ on a class sets __hash__ to None only inside a class body: keep it unhashable
+    Array.__hash__ = None  # type: ignore[assignment]
+
+
+_install()
