@@ -15,7 +15,6 @@ and needs no cupy.
 from __future__ import annotations
 
 import ctypes
-import threading
 from typing import Any
 
 #: DLPack's integer for the legacy default stream, which ``stream=None`` means on CUDA.
@@ -24,17 +23,20 @@ PER_THREAD_DEFAULT_STREAM = 2
 NO_SYNC = -1
 
 _CU_EVENT_DISABLE_TIMING = 0x2
-_driver_state: list[Any] = []
+# No locks here: loading the driver and retaining a context allocate Python objects, so garbage
+# collection can run a finalizer that exports or imports CUDA memory and comes back here on the
+# same thread; a lock would deadlock it. Both are idempotent instead, and the first result stored
+# is the one everybody uses.
+_driver_state: list[Any] = []  # [libcuda or None], once known
 _contexts: dict[int, int] = {}  # device ordinal -> retained primary context (kept for the process)
-_lock = threading.Lock()
 
 
 def driver() -> Any:
     """``libcuda`` through ctypes (initialized), or None where there is none (no GPU, no driver)."""
     if not _driver_state:
-        with _lock:
-            if not _driver_state:
-                _driver_state.append(_load_driver())
+        # Two threads (or a finalizer) may both load it: dlopen and cuInit may be repeated, and
+        # every caller reads the first entry appended.
+        _driver_state.append(_load_driver())
     return _driver_state[0]
 
 
@@ -127,15 +129,14 @@ def _primary_context(lib: Any, device_id: int) -> int:
     """The device's primary context (the one torch, cupy and the runtime API share)."""
     context = _contexts.get(device_id)
     if context is None:
-        with _lock:
-            context = _contexts.get(device_id)
-            if context is None:
-                device = ctypes.c_int()
-                check(lib.cuDeviceGet(ctypes.byref(device), device_id), f"cuDeviceGet({device_id})")
-                handle = ctypes.c_void_p()
-                check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(handle), device), "cuDevicePrimaryCtxRetain")
-                context = _contexts[device_id] = handle.value  # type: ignore[assignment]
-    return context  # type: ignore[return-value]
+        device = ctypes.c_int()
+        check(lib.cuDeviceGet(ctypes.byref(device), device_id), f"cuDeviceGet({device_id})")
+        handle = ctypes.c_void_p()
+        check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(handle), device), "cuDevicePrimaryCtxRetain")
+        # A device's primary context is one context, however often it is retained, and it is kept
+        # for the process: a second retain by a racing caller changes nothing. First stored wins.
+        context = _contexts.setdefault(device_id, handle.value)  # type: ignore[arg-type]
+    return context
 
 
 def cupy_current_stream(cupy: Any, device_id: int) -> int:

@@ -20,39 +20,19 @@ from ._dlpack import (
     TensorInfo,
     contiguous_strides,
 )
+from ._dlpack import _capi
 
 T = TypeVar("T")
 
 _LITTLE = sys.byteorder == "little"
 
 
-class _PyBuffer(ctypes.Structure):
-    _fields_ = [
-        ("buf", ctypes.c_void_p),
-        ("obj", ctypes.c_void_p),
-        ("len", ctypes.c_ssize_t),
-        ("itemsize", ctypes.c_ssize_t),
-        ("readonly", ctypes.c_int),
-        ("ndim", ctypes.c_int),
-        ("format", ctypes.c_char_p),
-        ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
-        ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
-        ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
-        ("internal", ctypes.c_void_p),
-    ]
-
-
+_PyBuffer = _capi.PyBuffer
 _PyBUF_RECORDS_RO = 0x0004 | 0x0008 | 0x0010  # FORMAT | ND | STRIDES, writability not demanded
 
-_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
-_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
-_get_buffer.restype = ctypes.c_int
-_release_buffer = ctypes.pythonapi.PyBuffer_Release
-_release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
-_release_buffer.restype = None
-_check_buffer = ctypes.pythonapi.PyObject_CheckBuffer
-_check_buffer.argtypes = [ctypes.py_object]
-_check_buffer.restype = ctypes.c_int
+_get_buffer = _capi.object_get_buffer
+_release_buffer = _capi.buffer_release
+_check_buffer = _capi.object_check_buffer
 
 
 class BufferHold:
@@ -71,9 +51,7 @@ class BufferHold:
             release(ctypes.byref(self._view))
 
 
-_bytes_address = ctypes.pythonapi.PyBytes_AsString
-_bytes_address.argtypes = [ctypes.py_object]
-_bytes_address.restype = ctypes.c_void_p
+_bytes_address = _capi.bytes_as_string
 
 
 def _bytes_data_offset() -> int | None:

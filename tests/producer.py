@@ -41,7 +41,9 @@ double_deletes: list[int] = []
 #: struct address -> (struct buffer, data buffer, serial) kept alive until the deleter runs.
 _alive: dict[int, Any] = {}
 _serials = iter(range(1, 1 << 62))
-_lock = threading.Lock()
+# Re-entrant: the deleter holds it while it counts, and garbage collection can run a finalizer
+# there that makes or frees another tensor on the same thread (tests/test_reentrancy.py).
+_lock = threading.RLock()
 _NAMES = {name: ctypes.create_string_buffer(name) for name in (b"dltensor", b"dltensor_versioned")}
 
 

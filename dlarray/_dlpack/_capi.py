@@ -1,31 +1,64 @@
-"""The few CPython C-API calls the core needs, bound through ``ctypes.pythonapi``.
+"""The few CPython C-API calls dlarray needs, bound to function objects no other code can reach.
 
-``pythonapi`` is a ``PyDLL``: calls keep the GIL and turn a set Python error into an exception,
-which is what the capsule functions need.
+Every module of dlarray takes its C-API bindings from here, never from ``ctypes.pythonapi``.
+
+Why private objects: ``ctypes.pythonapi`` is one ``PyDLL`` shared by every library in the process,
+and ``pythonapi.PyCapsule_GetName`` is one function object cached on it. A library that sets that
+object's ``argtypes``/``restype`` its own way (several ctypes DLPack helpers do) would change how
+dlarray's calls convert their arguments and results: every import would fail with
+``ctypes.ArgumentError``, or worse, misread a pointer. So this module opens its own ``PyDLL`` on the
+same library handle (``_api``): its function objects, and the ``_FuncPtr`` class they are made
+from, belong to that instance alone, and their ``argtypes``/``restype`` are set once, here.
+
+A ``PyDLL``'s calls keep the GIL and turn a set Python error into an exception, which is what the
+capsule and buffer functions need.
 """
 
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
-_api = ctypes.pythonapi
+# The handle is only the loaded library (an address); what other code can change lives on the
+# shared ``pythonapi`` object, not in the handle.
+_api = ctypes.PyDLL(None, handle=ctypes.pythonapi._handle)
 
-capsule_get_name = _api.PyCapsule_GetName
-capsule_get_name.argtypes = [ctypes.py_object]
-capsule_get_name.restype = ctypes.c_char_p
 
-capsule_get_pointer = _api.PyCapsule_GetPointer
-capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-capsule_get_pointer.restype = ctypes.c_void_p
+def _bind(name: str, argtypes: list[Any], restype: Any) -> Any:
+    function = getattr(_api, name)  # cached on _api, which nothing outside this module holds
+    function.argtypes = argtypes
+    function.restype = restype
+    return function
 
-capsule_set_name = _api.PyCapsule_SetName
-capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
-capsule_set_name.restype = ctypes.c_int
 
-py_incref = _api.Py_IncRef
-py_incref.argtypes = [ctypes.py_object]
-py_incref.restype = None
+class PyBuffer(ctypes.Structure):
+    """CPython's ``Py_buffer``, filled by :data:`object_get_buffer`."""
 
+    _fields_ = [
+        ("buf", ctypes.c_void_p),
+        ("obj", ctypes.c_void_p),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("format", ctypes.c_char_p),
+        ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("internal", ctypes.c_void_p),
+    ]
+
+
+capsule_new = _bind("PyCapsule_New", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p], ctypes.py_object)
+capsule_get_name = _bind("PyCapsule_GetName", [ctypes.py_object], ctypes.c_char_p)
+capsule_get_pointer = _bind("PyCapsule_GetPointer", [ctypes.py_object, ctypes.c_char_p], ctypes.c_void_p)
+capsule_set_name = _bind("PyCapsule_SetName", [ctypes.py_object, ctypes.c_char_p], ctypes.c_int)
+py_incref = _bind("Py_IncRef", [ctypes.py_object], None)
+object_get_buffer = _bind("PyObject_GetBuffer", [ctypes.py_object, ctypes.POINTER(PyBuffer), ctypes.c_int],
+                          ctypes.c_int)
+buffer_release = _bind("PyBuffer_Release", [ctypes.POINTER(PyBuffer)], None)
+object_check_buffer = _bind("PyObject_CheckBuffer", [ctypes.py_object], ctypes.c_int)
+bytes_as_string = _bind("PyBytes_AsString", [ctypes.py_object], ctypes.c_void_p)
 
 
 def static_c_string(text: bytes) -> ctypes.Array[ctypes.c_char]:
@@ -37,4 +70,3 @@ def static_c_string(text: bytes) -> ctypes.Array[ctypes.c_char]:
     buffer = ctypes.create_string_buffer(text)
     py_incref(buffer)
     return buffer
-

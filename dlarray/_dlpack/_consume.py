@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
-import threading
 from typing import Any, NamedTuple
 
 from . import _capi
@@ -43,7 +42,6 @@ _FAST_BOUND = 1 << 40
 # The ordinary 1-D tensor: extent, stride and byte_offset below 2**ORDINARY_1D_SHIFT (one shift
 # tests all three, a negative int having all high bits set); see ordinary_geometry.
 ORDINARY_1D_SHIFT = 28
-_consume_lock = threading.Lock()
 _ADDRESS_END = 1 << 64
 VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
 _KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
@@ -71,10 +69,7 @@ _set_name = _capi.capsule_set_name
 
 def _make_capsule_type() -> type:
     # A capsule with no destructor, only to learn the type object.
-    new = ctypes.pythonapi["PyCapsule_New"]
-    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    new.restype = ctypes.py_object
-    return type(new(1, None, None))
+    return type(_capi.capsule_new(1, None, None))
 
 
 CapsuleType: type = _make_capsule_type()
@@ -125,7 +120,7 @@ class ImportedTensor(ctypes.c_void_p * 1):  # type: ignore[misc]
 
     It is itself the one-pointer slot that holds the struct's address: the C exchange API writes
     its out-parameter straight into it, so that import allocates one object, not two. Ownership
-    is recorded by setting ``_deleter`` (see :func:`own`); a slot that never took ownership (a
+    is recorded by setting ``_deleter``; a slot that never took ownership (a
     refused or let-go struct, whose deleter ran already) does nothing when freed.
     """
 
@@ -146,14 +141,6 @@ class ImportedTensor(ctypes.c_void_p * 1):  # type: ignore[misc]
         if deleter is not None:
             # Ownership ends here: the producer frees the struct (and its buffer) now.
             deleter(self[0])
-
-
-def own(managed: int, deleter_address: int) -> ImportedTensor:
-    """A new owner of ``managed`` from now on."""
-    owner = ImportedTensor()
-    owner[0] = managed
-    owner._deleter = cached_deleter(deleter_address) or deleter_function(deleter_address)
-    return owner
 
 
 # Deleter function pointers, wrapped once per address. A bounded cache: producers built from
@@ -207,20 +194,47 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     TypeError
         ``capsule`` is not a capsule.
     BufferError
-        The capsule was consumed already, carries another name, or holds a tensor this library
-        cannot describe (unknown major version, dtype, device; lanes != 1; bad ndim, shape,
-        strides or data pointer). Except for an unknown major version, whose deleter DLPack
+        The capsule was consumed already, is being consumed by another call (another thread, or
+        a finalizer or deleter running inside that call), carries another name, or holds a
+        tensor this library cannot describe (unknown major version, dtype, device; lanes != 1;
+        bad ndim, shape, strides or data pointer). Except for an unknown major version, whose deleter DLPack
         requires the consumer to call at once, a refused capsule is left with its producer.
     """
     if type(capsule) is not CapsuleType:
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
-    # The name check and the rename must be one step: two threads consuming one capsule would
-    # otherwise both take it, and its deleter would run twice.
-    with _consume_lock:
-        return _consume_locked(capsule)
+    # The claim (see _claims): the owner-to-be is also the claim's token.
+    owner = ImportedTensor()
+    key = id(capsule)
+    if _claim(key, owner) is not owner:
+        raise BufferError(
+            "this DLPack capsule is being consumed by another call (another thread, or a finalizer "
+            "or deleter that ran inside that call); a capsule can be used once"
+        )
+    try:
+        return _consume_claimed(capsule, owner)
+    finally:
+        _release_claim(key)
 
 
-def _consume_locked(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
+# Capsules being consumed right now: id(capsule) -> the ImportedTensor of the call that claimed it.
+#
+# Ownership rule: between the name check and the rename a capsule belongs to no one, so two
+# consumers could both see ``dltensor`` and both take the tensor (two deleter calls). A consumer
+# therefore claims the capsule first, with one ``dict.setdefault``: with an int key it runs no
+# Python code and releases no GIL, so it is atomic, and only the claimant goes on to check, validate
+# and rename. The caller's reference keeps the capsule alive, so its id cannot be reused while it is
+# claimed. Any other consumer of the same capsule (another thread, or a finalizer, deleter or
+# ``__dlpack__`` that runs on this thread while the claimant allocates or calls out) is refused at
+# once with BufferError: a capsule is used once. No lock is held at any point, so Python code that
+# runs during a consumption (garbage collection runs finalizers at any allocation; an unknown major
+# version calls the producer's deleter) can itself import any other capsule: a lock would deadlock
+# it on the same thread.
+_claims: dict[int, ImportedTensor] = {}
+_claim = _claims.setdefault
+_release_claim = _claims.__delitem__
+
+
+def _consume_claimed(capsule: object, owner: ImportedTensor) -> tuple[TensorInfo, ImportedTensor]:
     name = _get_name(capsule)
     if name == VERSIONED_NAME:
         managed = _get_pointer(capsule, VERSIONED_NAME)
@@ -241,7 +255,10 @@ def _consume_locked(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
         raise BufferError(
             f"not a DLPack capsule: its name is {name!r}, expected b'dltensor_versioned' or b'dltensor'"
         )
-    return _new_info(fields), own(managed, deleter)
+    # From the rename on, the tensor is ours: the owner calls its deleter exactly once.
+    owner[0] = managed
+    owner._deleter = cached_deleter(deleter) or deleter_function(deleter)
+    return _new_info(fields), owner
 
 
 def deleter_of(managed: int) -> int:
