@@ -503,8 +503,8 @@ class Array:
             payload = elements.tobytes()
         device = self._device
         return _array_from_pickle, (
-            _PICKLE_FORMAT, payload, self._dtype.name, tuple(host._shape), int(device.type), device.id,
-            bool(host._flags & FLAG_IS_SUBBYTE_TYPE_PADDED), sys.byteorder,
+            _PICKLE_FORMAT, payload, self._dtype.name, tuple(host.shape), int(device.type), device.id,
+            self._dtype.bits < 8 and bool(host._flags_now() & FLAG_IS_SUBBYTE_TYPE_PADDED), sys.byteorder,
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -830,11 +830,14 @@ def _host_elements(array: Array, copy: bool) -> np.ndarray:
     sub-byte data) the bytes the elements fill. A view where the elements are contiguous already
     and ``copy`` is False; a copy otherwise.
     """
-    array._ensure_metadata()
     dtype = array._dtype
     if dtype.numpy_dtype is not None:
-        view = array._native if type(array._native) is _ndarray else _backend.host_view(array)
+        view = array._native
+        if type(view) is not _ndarray:  # an import: its metadata is there; or pinned/managed memory
+            array._ensure_metadata()
+            view = _backend.host_view(array)
     else:
+        array._ensure_metadata()
         carrier = array._view(array._offset, array._shape, array._strides)
         if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
             if any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
@@ -876,8 +879,10 @@ def _independent_copy(array: Array) -> Array:
     dtype = array._dtype
     if device.type != DLDeviceType.CUDA:
         source = _host_source(array, "copy")  # refuses what the host cannot read
-        padded = bool(source._flags_now() & FLAG_IS_SUBBYTE_TYPE_PADDED)
-        return _array_over(_host_elements(source, copy=True), dtype, source.shape, padded)
+        elements = _host_elements(source, copy=True)
+        if dtype.numpy_dtype is not None:
+            return wrap(elements)  # new host memory: on the CPU
+        return _array_over(elements, dtype, source._shape, bool(source._flags & FLAG_IS_SUBBYTE_TYPE_PADDED))
     array._ensure_metadata()
     source = array
     if dtype.numpy_dtype is None:  # copied as unsigned integers of the element width
