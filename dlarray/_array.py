@@ -278,19 +278,23 @@ class Array:
         Parameters
         ----------
         stream
-            ``None`` on CPU (anything else is refused). On CUDA, the consumer's stream: ``None``
-            or 1 the legacy default stream, 2 the per-thread default stream, a larger integer a
-            stream pointer, -1 no synchronization; 0 is refused. When it is another stream than
-            the one the data is ordered on, the consumer's stream waits for that one (an event).
+            None or an int. ``None`` on CPU (an int is refused). On CUDA, the consumer's stream:
+            ``None`` or 1 the legacy default stream, 2 the per-thread default stream, a larger
+            integer a stream pointer, -1 no synchronization; 0 is refused. When it is another
+            stream than the one the data is ordered on, the consumer's stream waits for that one
+            (an event).
         max_version
-            The newest DLPack version the consumer reads. ``None`` or a major version 0 gives a
-            legacy ``dltensor`` capsule; ``(1, x)`` and above give ``dltensor_versioned``.
+            None or a tuple of two ints: the newest DLPack version the consumer reads. ``None``
+            or a major version 0 gives a legacy ``dltensor`` capsule; ``(1, x)`` and above give
+            ``dltensor_versioned``.
         dl_device
-            The device the consumer wants the data on; another device than the array's needs a
-            copy (and ``copy`` not False).
+            None or a ``(device_type, device_id)`` tuple of two ints: the device the consumer
+            wants the data on; another device than the array's needs a copy (and ``copy`` not
+            False).
         copy
             ``True``: always copy (the IS_COPIED flag is set). ``False``: never copy, raise
-            BufferError if one would be needed. ``None``: copy only if needed.
+            BufferError if one would be needed. ``None``: copy only if needed. numpy's bools
+            count as bools; nothing else does.
 
         Returns
         -------
@@ -301,25 +305,34 @@ class Array:
         ------
         BufferError
             A legacy export of a read-only array (the flag cannot be expressed), a copy refused by
-            ``copy=False``, a stream on CPU, or a device the data cannot be moved to.
+            ``copy=False``, a stream on CPU, or a ``dl_device`` the data cannot be moved to
+            (one DLPack does not define or a negative id included, as the standard says).
+        TypeError
+            An argument of the wrong kind: a ``stream`` that is not an int, a ``max_version`` or
+            ``dl_device`` that is not a tuple of two ints (lists, floats, bools), a ``copy`` that
+            is not a bool (``copy="no"``, ``copy=0``).
         ValueError
-            ``stream=0`` on CUDA (ambiguous in DLPack).
+            A bad value: ``stream=0`` on CUDA (ambiguous in DLPack), a negative version number.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray([1.0, 2.0]).__dlpack__(max_version=(1, 0))  # doctest: +ELLIPSIS
+        <capsule object "dltensor_versioned" at ...>
         """
         native = self._native
-        if (type(native) is _ndarray and stream is None and dl_device is None and not copy
-                and type(max_version) is tuple and len(max_version) == 2 and type(max_version[0]) is int
-                and max_version[0] >= 1 and self._device is CPU and self._dtype.numpy_dtype is not None):
-            # The common export, of an array numpy describes exactly (what _export does for it):
-            # numpy's C producer carries the read-only flag of the view itself.
+        if (type(native) is _ndarray and stream is None and dl_device is None
+                and (copy is None or copy is False) and type(max_version) is tuple and len(max_version) == 2
+                and type(max_version[0]) is int and type(max_version[1]) is int
+                and max_version[0] >= 1 and max_version[1] >= 0
+                and self._device is CPU and self._dtype.numpy_dtype is not None):
+            # The common export, of an array numpy describes exactly, with arguments the checks
+            # below accept (what _export does for it): numpy's C producer carries the read-only
+            # flag of the view itself.
             return native.__dlpack__(max_version=DLPACK_VERSION)
-        if max_version is None:
-            versioned = False
-        else:
-            try:
-                major, _minor = max_version
-                versioned = int(major) >= 1
-            except (TypeError, ValueError):
-                raise TypeError(f"max_version must be a (major, minor) tuple, got {max_version!r}") from None
+        versioned = _versioned_export(max_version)
+        if copy is not None and copy is not True and copy is not False:
+            copy = copy_argument(copy)
         device = self._device
         consumer_stream = None
         if stream is not None or device.type in _STREAM_DEVICES:
@@ -427,10 +440,16 @@ class Array:
         Raises
         ------
         TypeError
-            The copy needs cupy (to or from CUDA) and it is not installed, or no backend can
+            ``device`` is not a device, ``stream`` is neither None, an int nor a cupy stream;
+            the copy needs cupy (to or from CUDA) and it is not installed, or no backend can
             copy between these devices.
+        ValueError
+            An unknown device name; a stream where neither device is a CUDA device (there is
+            no stream to run on), or a stream value DLPack does not allow (0, below -1).
         """
         target = as_device(device)
+        if stream is not None:
+            _copy_stream_argument(stream, self._device, target)
         if target is self._device:
             return self
         self._ensure_metadata()
@@ -756,11 +775,18 @@ _CUDA_STREAM_RULES = _STREAM_DEVICES | {DLDeviceType.CUDA_HOST}
 
 
 def _consumer_stream(device: Device, stream: Any) -> int | None:
-    """Validate ``__dlpack__``'s ``stream`` for ``device``; DLPack's integer for it on CUDA."""
+    """Validate ``__dlpack__``'s ``stream`` for ``device``; DLPack's integer for it on CUDA.
+
+    TypeError for anything but None or an int (on every device), then the device's rules: on
+    CUDA (and pinned memory) those of :func:`dlarray._cuda.consumer_stream`, on ROCm ValueError
+    for 1, 2 or below -1, elsewhere BufferError for any stream (there are none to order).
+    """
+    if stream is not None and (type(stream) is bool or not isinstance(stream, int)):
+        raise TypeError(f"stream must be None or an int, got {type(stream).__name__}")
     if device.type in _CUDA_STREAM_RULES:
         return _cuda.consumer_stream(stream)
     if device.type == DLDeviceType.ROCM:
-        if isinstance(stream, bool) or not isinstance(stream, int) or stream in (1, 2) or stream < -1:
+        if stream is not None and (stream in (1, 2) or stream < -1):
             raise ValueError(f"stream must be None, 0, -1 or a HIP stream pointer on ROCm, got {stream!r}")
         return None  # dlarray launches no ROCm work: nothing of its own to order
     raise BufferError(f"stream must be None for an array on {device}, got {stream!r}")
@@ -775,12 +801,71 @@ def _foreign_operand(value: Any) -> Array | None:
     return None
 
 
-def _target_device(dl_device: Any) -> Device:
+def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
+    """Check ``to_device``'s ``stream`` (not None) before anything is moved, or not moved."""
+    if not (hasattr(stream, "ptr") and hasattr(stream, "__enter__")):  # not a cupy stream object
+        if type(stream) is bool or not isinstance(stream, int):
+            raise TypeError(f"stream must be None, an int or a cupy stream, got {type(stream).__name__}")
+        if source.type in _CUDA_STREAM_RULES or target.type in _CUDA_STREAM_RULES:
+            _cuda.consumer_stream(stream)  # ValueError for 0 or below -1
+            return
+    if source.type not in _CUDA_STREAM_RULES and target.type not in _CUDA_STREAM_RULES:
+        raise ValueError(f"stream must be None for a copy from {source} to {target}, got {stream!r}")
+
+
+def _int_pair(value: Any, name: str) -> tuple[int, int]:
+    """``value`` as a tuple of two ints; TypeError for any other kind (lists, floats and bools
+    included; numpy's integers are ints)."""
+    if type(value) is not tuple or len(value) != 2:
+        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}")
+    first, second = value
+    if type(first) is bool or type(second) is bool:
+        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}")
     try:
-        kind, index = dl_device
-        return device_of(DLDeviceType(kind), operator.index(index))
-    except (TypeError, ValueError):
-        raise BufferError(f"dl_device must be a (device_type, device_id) pair of a known device, got {dl_device!r}") from None
+        return operator.index(first), operator.index(second)
+    except TypeError:
+        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}") from None
+
+
+def _target_device(dl_device: Any) -> Device:
+    """``__dlpack__``'s ``dl_device``: a tuple of two ints (TypeError). A device type DLPack does
+    not define, or a negative id, is a device the data cannot be exported to: BufferError, as the
+    standard asks for a device the producer cannot handle."""
+    kind, index = _int_pair(dl_device, "dl_device")
+    try:
+        if index < 0:
+            raise ValueError
+        return device_of(DLDeviceType(kind), index)
+    except ValueError:
+        raise BufferError(f"cannot export to dl_device={dl_device!r}: no such DLPack device") from None
+
+
+def _versioned_export(max_version: Any) -> bool:
+    """``__dlpack__``'s ``max_version``: None or a tuple of two ints (TypeError), neither
+    negative (ValueError); whether the consumer reads versioned capsules (major 1 or more)."""
+    if max_version is None:
+        return False
+    major, minor = _int_pair(max_version, "max_version")
+    if major < 0 or minor < 0:
+        raise ValueError(f"max_version must be two non-negative ints, got {max_version!r}")
+    return major >= 1
+
+
+def copy_argument(copy: Any) -> bool:
+    """A ``copy`` argument that is not None, True or False: numpy's bool is one; TypeError else.
+
+    numpy takes any object by its truth (``copy="no"`` would copy, ``copy=0`` would share) and
+    refuses only strings (ValueError); the standard's ``copy`` is ``Optional[bool]``, and a wrong
+    kind of argument is a TypeError here.
+
+    Examples
+    --------
+    >>> copy_argument(np.True_)
+    True
+    """
+    if type(copy) is np.bool_:
+        return bool(copy)
+    raise TypeError(f"copy must be None, True or False, got {copy!r}")
 
 
 def _copy_raw(array: Array) -> Array:

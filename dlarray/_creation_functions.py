@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _adopt, from_bits, wrap
+from ._array import Array, _adopt, copy_argument, from_bits, wrap
 from ._data_type_functions import astype
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dlpack import (
@@ -17,9 +17,10 @@ from ._dlpack import (
     CapsuleType,
     consume_capsule,
 )
-from ._dlpack._exchange import import_with, importer_for
+from ._dlpack._exchange import import_with
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
+from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
 
@@ -59,7 +60,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         copy there (``dl_device``).
     copy
         ``True``: always copy. ``False``: never copy (BufferError if the producer would have to).
-        ``None``: copy only if needed.
+        ``None``: copy only if needed. numpy's bools count as bools; nothing else does.
 
     Returns
     -------
@@ -70,19 +71,42 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     Raises
     ------
     TypeError
-        ``x`` supports no DLPack.
+        ``x`` supports no DLPack; ``device`` is not a device; ``copy`` is not None or a bool.
+    ValueError
+        An unknown device name, or a device pair naming no DLPack device.
     BufferError
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
-        or ``copy=False`` and a copy is needed.
+        or ``copy=False`` and a copy is needed; or a torch tensor with the negative bit set.
+        A producer's own refusal (torch's for a tensor that requires grad) reaches the caller
+        as the producer raised it.
+
+    Notes
+    -----
+    A producer type with the C exchange API (torch) is imported through it, without a capsule,
+    only where dlarray knows the producer's ``__dlpack__`` rules and the object passes them
+    (``dlarray._producers``); the result is always the one ``__dlpack__`` gives.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dlarray as xp
+    >>> xp.from_dlpack(np.arange(3.0)).shape
+    (3,)
     """
     kind = type(x)
-    if device is None and copy is None and (importer := importer_for(kind)) is not None:
-        # First, being the costliest to reach otherwise: a producer with the C exchange API (torch).
+    if device is None and copy is None and (fast := fast_import_for(kind)) is not None:
+        # First, being the costliest to reach otherwise: a producer with the C exchange API (torch),
+        # only where its __dlpack__ would give the same (dlarray._producers has the rules).
         # (Array, numpy arrays and capsules have none: the lookup gives None for them.)
-        array = import_with(importer, x, _adopt)
-        if array is not None:
-            return array  # no device or copy asked for: nothing else to do
-        # a non-CPU tensor, let go already: __dlpack__ below orders the streams
+        importer, admits = fast
+        if admits(x):
+            array = import_with(importer, x, _adopt)
+            if array is not None:
+                return array  # no device or copy asked for: nothing else to do
+        # refused by the producer's rules, raised by its exchange function, or not on the CPU
+        # (let go already): __dlpack__ below refuses or converts as the producer does
+    if copy is not None and copy is not True and copy is not False:
+        copy = copy_argument(copy)
     target = None if device is None else as_device(device)
     if kind is Array:
         array = x
@@ -96,6 +120,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         method = getattr(x, "__dlpack__", None)
         if method is None:
             raise TypeError(f"{kind.__name__} does not support DLPack (no __dlpack__ method)")
+        if (refusal := import_refusal_for(kind)) is not None:
+            refusal(x)  # what dlarray refuses although the producer's __dlpack__ would not
         if target is None and copy is None:
             try:
                 capsule = method(max_version=_DLPACK_VERSION)
@@ -109,6 +135,16 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
                 capsule = method(max_version=_DLPACK_VERSION, **options)
             except TypeError:
                 capsule = method()  # it cannot honour dl_device/copy: done here below
+            except BufferError:
+                if target is None:
+                    raise
+                # It cannot hand the data over on that device (numpy: only the CPU): take it where
+                # it is and move it below, as for an array, a numpy array or a capsule.
+                del options["dl_device"]
+                try:
+                    capsule = method(max_version=_DLPACK_VERSION, **options)
+                except TypeError:
+                    capsule = method()
         info, owner = consume_capsule(capsule)
         array = Array._from_tensor(info, owner)
         if info.is_copied:
@@ -166,7 +202,22 @@ def asarray(
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``obj`` cannot be made an array; ``copy`` is not None or a bool (numpy's bools count).
+    ValueError
+        ``copy=False`` and a copy is needed (the standard's choice of class).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.asarray(b"ab").readonly
+    True
     """
+    if copy is not None and copy is not True and copy is not False:
+        copy = copy_argument(copy)
     target_dtype = None if dtype is None else as_dtype(dtype)
     target_device = None if device is None else as_device(device)
     kind = type(obj)

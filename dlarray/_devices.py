@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from typing import Any
 
@@ -110,8 +111,17 @@ def as_device(value: Any) -> Device:
             raise ValueError(f"unknown device {value!r}; expected e.g. 'cpu' or 'cuda:0'")
         return device_of(kind, int(index) if index else 0)
     if isinstance(value, tuple) and len(value) == 2:
+        # a pair of ints (numpy's integers too; not floats, strings or bools: TypeError)
+        if any(type(part) is bool for part in value):
+            raise TypeError(f"a DLPack device is a pair of ints, got {value!r}")
         try:
-            return device_of(DLDeviceType(value[0]), int(value[1]))
+            kind, index = operator.index(value[0]), operator.index(value[1])
+        except TypeError:
+            raise TypeError(f"a DLPack device is a pair of ints, got {value!r}") from None
+        if index < 0:
+            raise ValueError(f"a device id cannot be negative, got {value!r}")
+        try:
+            return device_of(DLDeviceType(kind), index)
         except ValueError:
             raise ValueError(f"unknown DLPack device {value!r}") from None
     method = getattr(value, "__dlpack_device__", None)

@@ -94,14 +94,26 @@ def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None
     Returns ``build(owner, data, byte_offset, shape, strides, dtype_code, dtype_bits, device_type,
     device_id, flags)``: the consumer's constructor, called with the validated fields (no tuple in
     between: this is the import hot path) and the :class:`ImportedTensor` that now owns the
-    struct. None for a valid tensor that is not on the CPU, let go at once ("NoSync": only
-    ``__dlpack__`` orders the streams). The struct is ours as soon as the call returns, so a
-    refusal runs its deleter before raising.
+    struct. None where the caller must ask ``__dlpack__`` instead: a valid tensor that is not on
+    the CPU, let go at once ("NoSync": only ``__dlpack__`` orders the streams), or an exchange
+    function that raised (its exceptions need not be those of ``__dlpack__``). The struct is ours
+    as soon as the call returns, so a refusal of its fields runs its deleter before raising.
+
+    The exchange function does not make the checks the producer's ``__dlpack__`` makes (torch's
+    refuses a tensor that requires grad or has the conjugate bit set): which producer types and
+    which objects may come here at all is decided above this core (``dlarray._producers``).
     """
     owner = ImportedTensor()
     # The object goes by its address (its id in CPython): the C function takes a void*, and this
     # frame holds a reference to obj for the whole call.
-    importer(id(obj), owner)
+    try:
+        importer(id(obj), owner)
+    except Exception:
+        # The exchange function's refusals are not __dlpack__'s (torch raises RuntimeError here
+        # for a sparse, meta or quantized tensor where __dlpack__ raises BufferError): the caller
+        # asks __dlpack__, which refuses (or converts) exactly as the producer does. A function
+        # that reports failure hands over no tensor.
+        return None
     managed: int = owner[0]
     if not managed:
         raise BufferError(f"{type(obj).__name__}'s DLPack exchange API reported success but gave no tensor")

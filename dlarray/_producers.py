@@ -1,0 +1,149 @@
+"""What dlarray knows of DLPack producers' own export rules.
+
+The C exchange API (``__dlpack_c_exchange_api__`` on a producer's type; the core reads it in
+``_dlpack/_exchange.py``) hands a tensor over without calling the producer's ``__dlpack__``, and
+so without the checks ``__dlpack__`` makes. torch's ``Tensor.__dlpack__`` first dispatches to
+``__torch_function__`` (subclasses, torch function modes), then refuses a tensor that requires
+grad, has the conjugate bit set or is not strided; its exchange function does none of that. The
+result of ``dlarray.from_dlpack`` must not depend on which path ran, so:
+
+- **Per type**, when the cache is filled: the fast path is open only to the very type that
+  defines the exchange API (a subclass inherits the API, but its ``__dlpack__`` or
+  ``__torch_function__`` may differ; DLPack also asks for an object of the type the API was found
+  on) and only to a producer whose ``__dlpack__`` rules are written down here.
+- **Per object**: that producer's cheap checks (``admits``), mirroring its ``__dlpack__``
+  refusals and conversions. An object that fails one goes through ``__dlpack__``, which raises or
+  converts exactly as the producer does; so does any object whose exchange function raises.
+
+A producer with the exchange API whose ``__dlpack__`` rules dlarray does not know never takes the
+fast path: its exchange function need not refuse what its ``__dlpack__`` refuses (torch's shows
+the gap), and a fast path may only be faster, never different. Such a producer is imported
+through ``__dlpack__`` (zero-copy all the same); :func:`register_exchange_rules` opens the fast
+path once its rules are known.
+
+One refusal is dlarray's own: torch's ``__dlpack__`` exports a tensor with the negative bit set
+(a lazy negation: ``x.conj().imag``, ``torch._neg_view``) as its un-negated memory, so the values
+would be silently wrong. :func:`import_refusal_for` gives that check for every type whose
+``__dlpack__`` is torch's; ``from_dlpack`` runs it before calling ``__dlpack__``.
+
+Nothing here imports torch: a torch tensor can only exist once torch is imported, so the rules
+are looked up in ``sys.modules`` when the first tensor arrives.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ._dlpack._exchange import importer_for
+
+#: ``admits(obj)``: may the exchange function stand in for ``obj.__dlpack__()`` (True), or must
+#: ``__dlpack__`` be asked (False)?
+Admits = Callable[[Any], bool]
+
+_registered: dict[type, Admits] = {}
+_CACHE_LIMIT = 1024  # one entry per producer type
+
+
+def register_exchange_rules(kind: type, admits: Admits) -> None:
+    """Open the C exchange fast path to ``kind``, whose ``__dlpack__`` rules ``admits`` mirrors.
+
+    Parameters
+    ----------
+    kind
+        A type that defines ``__dlpack_c_exchange_api__`` itself (subclasses never take the
+        fast path).
+    admits
+        Called with each object before the fast path is taken: True only if the exchange
+        function gives exactly what ``obj.__dlpack__(max_version=...)`` gives (False sends the
+        object through ``__dlpack__``).
+
+    Examples
+    --------
+    >>> class Plain:  # a producer whose __dlpack__ refuses nothing its exchange function accepts
+    ...     pass
+    >>> register_exchange_rules(Plain, lambda obj: True)
+    """
+    _registered[kind] = admits
+    _fast_imports.pop(kind, None)
+
+
+def _torch_admits(torch: Any) -> Admits:
+    """torch's ``Tensor.__dlpack__`` (2.x) refusals and conversions, as cheap checks.
+
+    ``__dlpack__`` dispatches to ``__torch_function__`` when ``has_torch_function_unary`` says so
+    (a torch function mode is active: the type is exact here), then raises BufferError for
+    ``requires_grad`` and for the conjugate bit. The negative bit goes through ``__dlpack__`` too,
+    where dlarray refuses it (see :func:`import_refusal_for`). A non-strided layout, an
+    unsupported dtype or device makes the exchange function raise: ``__dlpack__`` is asked then
+    (``import_with`` returns None), and so it is for any tensor not on the CPU.
+    """
+    overridden = torch._C._has_torch_function_unary
+    tensor_base = torch._C.TensorBase
+    is_conj = tensor_base.is_conj
+    is_neg = tensor_base.is_neg
+
+    def admits(tensor: Any) -> bool:
+        return not (overridden(tensor) or tensor.requires_grad or is_conj(tensor) or is_neg(tensor))
+
+    return admits
+
+
+def _torch_tensor_type() -> type | None:
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", None) if torch is not None else None
+
+
+class _FastImports(dict):  # type: ignore[type-arg]
+    """Producer type -> ``(importer, admits)`` where the fast path is open to it, else None.
+
+    A lookup that hits is one C-level subscript, which the import hot path wants.
+    """
+
+    def __missing__(self, kind: type) -> tuple[Any, Admits] | None:
+        entry = None
+        importer = importer_for(kind)
+        if importer is not None and "__dlpack_c_exchange_api__" in vars(kind):
+            admits = _registered.get(kind)
+            if admits is None and kind is _torch_tensor_type():
+                admits = _torch_admits(sys.modules["torch"])
+            if admits is not None:
+                entry = (importer, admits)
+        if len(self) < _CACHE_LIMIT:
+            self[kind] = entry
+        return entry
+
+
+_fast_imports = _FastImports()
+#: ``fast_import_for(kind)``: ``(importer, admits)`` for the C exchange fast path, or None.
+fast_import_for = _fast_imports.__getitem__
+
+
+def _refuse_negative_bit(tensor: Any) -> None:
+    torch_c = sys.modules["torch"]._C
+    with torch_c.DisableTorchFunction():  # read the bit; no __torch_function__ sees this call
+        negative = torch_c.TensorBase.is_neg(tensor)
+    if negative:
+        raise BufferError(
+            "this torch tensor has the negative bit set (a lazy negation, e.g. x.conj().imag): "
+            "torch's __dlpack__ would export the un-negated memory; call .resolve_neg() first"
+        )
+
+
+class _ImportRefusals(dict):  # type: ignore[type-arg]
+    """Producer type -> a check dlarray runs before calling its ``__dlpack__``, or None."""
+
+    def __missing__(self, kind: type) -> Callable[[Any], None] | None:
+        tensor = _torch_tensor_type()
+        check = None
+        if tensor is not None and getattr(kind, "__dlpack__", None) is tensor.__dlpack__:
+            check = _refuse_negative_bit
+        if len(self) < _CACHE_LIMIT:
+            self[kind] = check
+        return check
+
+
+#: ``import_refusal_for(kind)``: a check to run on an object of ``kind`` before its
+#: ``__dlpack__`` is called (it raises BufferError where dlarray refuses the object), or None.
+import_refusal_for = _ImportRefusals().__getitem__
