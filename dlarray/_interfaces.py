@@ -6,6 +6,7 @@ gives, and an owner that keeps the memory alive. No numpy here either: this is c
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
 import sys
 from collections.abc import Callable
@@ -14,13 +15,13 @@ from typing import Any, TypeVar
 from . import _cuda
 from ._dlpack import (
     FLAG_READ_ONLY,
-    MAX_NDIM,
     DLDataTypeCode,
     DLDeviceType,
     TensorInfo,
     contiguous_strides,
 )
 from ._dlpack import _capi
+from ._dlpack._validate import VALID_CODE_BITS, check_ndim, validate_fields
 
 T = TypeVar("T")
 
@@ -29,6 +30,7 @@ _LITTLE = sys.byteorder == "little"
 
 _PyBuffer = _capi.PyBuffer
 _PyBUF_RECORDS_RO = 0x0004 | 0x0008 | 0x0010  # FORMAT | ND | STRIDES, writability not demanded
+_PyBUF_SIMPLE = 0  # contiguous bytes, writability not demanded
 
 _get_buffer = _capi.object_get_buffer
 _release_buffer = _capi.buffer_release
@@ -66,6 +68,7 @@ def _bytes_data_offset() -> int | None:
 _BYTES_DATA_OFFSET = _bytes_data_offset()
 _UINT = int(DLDataTypeCode.UINT)
 _CPU = int(DLDeviceType.CPU)
+_CUDA = int(DLDeviceType.CUDA)
 
 
 def from_bytes(data: bytes, build: Callable[..., T]) -> T:
@@ -73,6 +76,11 @@ def from_bytes(data: bytes, build: Callable[..., T]) -> T:
 
     Returns ``build(owner, data, byte_offset, shape, strides, dtype_code, dtype_bits,
     device_type, device_id, flags)``, as the core's ``import_with`` does.
+
+    The fast path of :func:`from_buffer` for the one type whose fields cannot be wrong: a bytes
+    object is a real, non-NULL allocation of ``len(data) < 2**63`` one-byte elements, so
+    ``validate_fields`` would accept these fields as they are (tests/test_interfaces.py checks
+    that both paths give the same description).
     """
     if _BYTES_DATA_OFFSET is None:
         address = _bytes_address(data)
@@ -94,6 +102,7 @@ for _char in "bhilqn":
     _FORMATS[_char] = (DLDataTypeCode.INT, 8 * struct.calcsize(_char))
     _FORMATS[_char.upper()] = (DLDataTypeCode.UINT, 8 * struct.calcsize(_char))
 _FORMATS["c"] = (DLDataTypeCode.UINT, 8)
+_BUFFER = "buffer"  # ``where`` in validate_fields' messages
 
 
 def _parse_format(fmt: str) -> tuple[int, int]:
@@ -110,125 +119,209 @@ def _parse_format(fmt: str) -> tuple[int, int]:
 
 
 def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
-    """Describe ``obj``'s buffer (bytes, bytearray, array.array, memoryview, mmap, ...) zero-copy."""
+    """Describe ``obj``'s buffer (bytes, bytearray, array.array, memoryview, mmap, ...) zero-copy.
+
+    The buffer's own fields (format, itemsize, ndim, shape, strides) are parsed here; the
+    description they give passes :func:`validate_fields`, as a capsule's does.
+
+    Examples
+    --------
+    >>> info, hold = from_buffer(bytearray(b"abc"))
+    >>> info.shape, info.strides, info.readonly
+    ((3,), (1,), False)
+    """
     view = _PyBuffer()
     _get_buffer(obj, ctypes.byref(view), _PyBUF_RECORDS_RO)  # raises BufferError itself
     hold = BufferHold(view)  # from here on the buffer is released whatever happens
     if view.suboffsets:
         raise BufferError("buffers with suboffsets (PIL-style indirect arrays) are not supported")
-    fmt = (view.format or b"B").decode("ascii")
+    fmt = (view.format or b"B").decode("ascii", "backslashreplace")
     code, bits = _parse_format(fmt)
     itemsize = view.itemsize
     if itemsize * 8 != bits:
         raise BufferError(f"buffer format {fmt!r} has itemsize {itemsize}, expected {bits // 8}")
     ndim = view.ndim
-    if ndim > MAX_NDIM:
-        raise BufferError(f"buffer has {ndim} dimensions, more than {MAX_NDIM}")
-    shape = tuple(view.shape[i] for i in range(ndim)) if ndim else ()
-    if ndim and view.strides:
-        byte_strides = tuple(view.strides[i] for i in range(ndim))
-    else:
-        byte_strides = _contiguous_byte_strides(shape, itemsize)
-    strides = _element_strides(byte_strides, itemsize)
-    info = TensorInfo(view.buf or 0, 0, shape, strides, code, bits, DLDeviceType.CPU, 0,
-                      FLAG_READ_ONLY if view.readonly else 0, None)
+    # shape and strides are C arrays of ndim entries: read only once ndim is known good
+    check_ndim(ndim, bool(view.shape), _BUFFER)
+    shape = tuple(view.shape[:ndim])
+    strides = _element_strides(tuple(view.strides[:ndim]), itemsize, _BUFFER) if view.strides else (
+        contiguous_strides(shape))
+    data = view.buf or 0
+    validate_fields(data, 0, shape, strides, code, bits, 1, _CPU, 0, _BUFFER)
+    info = TensorInfo(data, 0, shape, strides, code, bits, _CPU, 0, FLAG_READ_ONLY if view.readonly else 0, None)
     return info, hold
 
 
-def _contiguous_byte_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    return tuple(step * itemsize for step in contiguous_strides(shape))
-
-
-def _element_strides(byte_strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    if any(s % itemsize for s in byte_strides):
-        raise BufferError(
-            f"byte strides {byte_strides} are not multiples of the itemsize {itemsize}; DLPack "
-            f"counts strides in elements"
-        )
-    return tuple(s // itemsize for s in byte_strides)
+def _element_strides(byte_strides: tuple[int, ...], itemsize: int, where: str) -> tuple[int, ...]:
+    for stride in byte_strides:
+        if stride % itemsize:
+            raise BufferError(
+                f"{where} strides {byte_strides} (in bytes) are not multiples of the itemsize {itemsize}; "
+                f"DLPack counts strides in elements"
+            )
+    return tuple(stride // itemsize for stride in byte_strides)
 
 
 _TYPESTR_KINDS = {"b": DLDataTypeCode.BOOL, "i": DLDataTypeCode.INT, "u": DLDataTypeCode.UINT,
                   "f": DLDataTypeCode.FLOAT, "c": DLDataTypeCode.COMPLEX}
+_FOREIGN_ORDER = ">" if _LITTLE else "<"
 
 
-def _parse_typestr(typestr: str) -> tuple[int, int]:
-    if not isinstance(typestr, str) or len(typestr) < 3:
-        raise BufferError(f"bad typestr {typestr!r}")
-    order, kind, size = typestr[0], typestr[1], typestr[2:]
+def _parse_typestr(typestr: object, where: str) -> tuple[int, int]:
+    """``(code, bits)`` of an interface ``typestr`` such as ``'<f4'``; BufferError naming the typestr
+    for one with no DLPack dtype or a foreign byte order."""
+    if not isinstance(typestr, str):
+        raise TypeError(f"{where} 'typestr' must be a str such as '<f4', got {type(typestr).__name__}")
+    order, kind, size = typestr[:1], typestr[1:2], typestr[2:]
+    if order not in ("<", ">", "|", "="):
+        raise BufferError(f"{where} typestr {typestr!r} does not start with a byte order ('<', '>', '|' or '=')")
     code = _TYPESTR_KINDS.get(kind)
-    if code is None or not size.isdigit():
-        raise BufferError(f"typestr {typestr!r} has no DLPack dtype")
-    itemsize = int(size)
-    if itemsize > 1 and ((order == ">" and _LITTLE) or (order == "<" and not _LITTLE)):
-        raise BufferError(f"typestr {typestr!r} is not in native byte order; DLPack has no byte order")
-    return code, itemsize * 8
+    if code is None or not (size.isascii() and size.isdigit()):
+        raise BufferError(f"{where} typestr {typestr!r} has no DLPack dtype")
+    bits = int(size) * 8
+    if (code, bits) not in VALID_CODE_BITS:
+        raise BufferError(f"{where} typestr {typestr!r} has no DLPack dtype")
+    if order == _FOREIGN_ORDER and bits > 8:
+        raise BufferError(f"{where} typestr {typestr!r} is not in native byte order; DLPack has no byte order")
+    return code, bits
 
 
-def _from_interface(spec: Any, device_type: int, device_id: int, where: str) -> TensorInfo:
-    if not isinstance(spec, dict):
-        raise TypeError(f"{where} must be a dict, got {type(spec).__name__}")
+def _parse_int(value: object, where: str, field: str) -> int:
+    # operator.index takes ints and integer-like objects (numpy integers), not floats; a bool is
+    # an int to Python but never a count, pointer or offset
+    if isinstance(value, bool):
+        raise TypeError(f"{where} {field} must be an int, got bool")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{where} {field} must be an int, got {type(value).__name__}") from None
+
+
+def _parse_ints(value: object, where: str, field: str) -> tuple[int, ...]:
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where} '{field}' must be a tuple of ints, got {type(value).__name__}")
+    return tuple(_parse_int(item, where, f"'{field}' entry") for item in value)
+
+
+def _parse_geometry(spec: dict[str, Any], where: str) -> tuple[tuple[int, ...], tuple[int, ...] | None, int, int]:
+    """The typestr, shape and byte strides of an interface dict: (shape, element strides or None
+    for C-contiguous, code, bits). Malformed fields: TypeError/ValueError/BufferError naming them."""
     if spec.get("mask") is not None:
         raise BufferError(f"{where} with a mask is not supported")
-    code, bits = _parse_typestr(spec.get("typestr"))
-    itemsize = bits // 8
-    try:
-        shape = tuple(int(n) for n in spec["shape"])
-    except (KeyError, TypeError, ValueError):
-        raise BufferError(f"{where} has no valid 'shape'") from None
-    if len(shape) > MAX_NDIM or any(n < 0 for n in shape):
-        raise BufferError(f"{where} shape {shape} is invalid")
-    data = spec.get("data")
-    if not (isinstance(data, tuple) and len(data) == 2):
-        raise BufferError(f"{where} 'data' must be a (pointer, read_only) tuple, got {data!r}")
-    pointer, readonly = int(data[0]), bool(data[1])
+    code, bits = _parse_typestr(spec.get("typestr"), where)
+    if "shape" not in spec:
+        raise TypeError(f"{where} has no 'shape'")
+    shape = _parse_ints(spec["shape"], where, "shape")
     byte_strides = spec.get("strides")
     if byte_strides is None:
-        byte_strides = _contiguous_byte_strides(shape, itemsize)
-    elif len(byte_strides) != len(shape):
-        raise BufferError(f"{where} strides {byte_strides} do not match shape {shape}")
-    strides = _element_strides(tuple(int(s) for s in byte_strides), itemsize)
-    size = 1
-    for n in shape:
-        size *= n
-    if size and not pointer:
-        raise BufferError(f"{where} has a NULL data pointer but {size} elements")
-    return TensorInfo(pointer, 0, shape, strides, code, bits, device_type, device_id,
+        return shape, None, code, bits
+    parsed = _parse_ints(byte_strides, where, "strides")
+    if len(parsed) != len(shape):
+        raise ValueError(f"{where} 'strides' {parsed} has {len(parsed)} entries but 'shape' {shape} has {len(shape)}")
+    return shape, _element_strides(parsed, bits // 8, where), code, bits
+
+
+def _parse_data(data: object, where: str) -> tuple[int, bool]:
+    """An interface's ``data``: ``(pointer, read_only)``."""
+    if not isinstance(data, tuple):
+        if supports_buffer(data):
+            raise BufferError(f"{where} 'data' given as a buffer object is not supported; give (pointer, read_only)")
+        raise TypeError(f"{where} 'data' must be a (pointer, read_only) tuple, got {type(data).__name__}")
+    if len(data) != 2:
+        raise ValueError(f"{where} 'data' must be a (pointer, read_only) pair, got {len(data)} entries")
+    pointer = _parse_int(data[0], where, "data pointer")
+    if not isinstance(data[1], (bool, int)):
+        raise TypeError(f"{where} 'data' read_only flag must be a bool, got {type(data[1]).__name__}")
+    return pointer, bool(data[1])
+
+
+def _interface_info(
+    spec: object, device_type: int, where: str, buffer: tuple[int, int, bool] | None = None
+) -> TensorInfo:
+    """Parse an interface dict, validate what it describes, and return it as a TensorInfo.
+
+    ``buffer`` is ``(address, length, read_only)`` of the object's own buffer when ``data`` is
+    None: the elements, from ``offset`` on, must lie inside it.
+    """
+    if not isinstance(spec, dict):
+        raise TypeError(f"{where} must be a dict, got {type(spec).__name__}")
+    shape, strides, code, bits = _parse_geometry(spec, where)
+    if buffer is None:
+        pointer, readonly = _parse_data(spec.get("data"), where)
+        offset = 0
+    else:
+        pointer, length, readonly = buffer
+        offset = _parse_int(spec.get("offset", 0), where, "'offset'")
+        if not 0 <= offset <= length:
+            raise BufferError(f"{where} 'offset' {offset} lies outside the object's buffer of {length} bytes")
+    if strides is None:
+        strides = contiguous_strides(shape)
+    low, high = validate_fields(pointer, offset, shape, strides, code, bits, 1, device_type, 0, where)
+    if buffer is not None and low != high and (low < pointer or high > pointer + length):
+        raise BufferError(
+            f"{where} 'shape' {shape} and 'strides' from 'offset' {offset} reach past the object's buffer "
+            f"of {length} bytes"
+        )
+    return TensorInfo(pointer, offset, shape, strides, code, bits, device_type, 0,
                       FLAG_READ_ONLY if readonly else 0, None)
 
 
 def from_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
-    """Describe an object exposing ``__array_interface__`` (version 3); the object is the owner."""
+    """Describe an object exposing ``__array_interface__`` (version 3).
+
+    ``data`` is ``(pointer, read_only)`` (the object is the owner; ``offset`` is ignored, as numpy
+    ignores it), or None: then the object's own buffer holds the data from ``offset`` on, and
+    every element must lie inside that buffer (the held buffer is the owner). What the interface
+    describes passes :func:`validate_fields`, as a capsule's fields do.
+
+    Examples
+    --------
+    >>> class Described(bytearray):  # its own buffer holds the data
+    ...     __array_interface__ = {"version": 3, "shape": (2,), "typestr": "|u1", "data": None,
+    ...                            "offset": 1}
+    >>> info, owner = from_array_interface(Described(b"abc"))
+    >>> info.shape, info.byte_offset
+    ((2,), 1)
+    """
+    where = "__array_interface__"
     spec = obj.__array_interface__
     if isinstance(spec, dict) and spec.get("data") is None:
-        # the object's own buffer holds the data, from 'offset' on
-        info, hold = from_buffer(obj)
-        return info._replace(byte_offset=int(spec.get("offset", 0))), hold
-    return _from_interface(spec, DLDeviceType.CPU, 0, "__array_interface__"), obj
+        if not supports_buffer(obj):
+            raise TypeError(f"{where} 'data' is None, but {type(obj).__name__} has no buffer to hold the data")
+        view = _PyBuffer()
+        _get_buffer(obj, ctypes.byref(view), _PyBUF_SIMPLE)  # raises BufferError itself
+        hold = BufferHold(view)
+        buffer = (view.buf or 0, view.len, bool(view.readonly))
+        return _interface_info(spec, _CPU, where, buffer), hold
+    return _interface_info(spec, _CPU, where), obj
 
 
 def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     """Describe an object exposing ``__cuda_array_interface__`` (v2/v3) without touching the memory.
 
-    The device index comes from the CUDA driver when one is loaded (0 otherwise). A v3 ``stream``
-    is synchronized with the driver before the array is used, as the protocol requires.
+    What it describes passes :func:`validate_fields` before any of it reaches the CUDA driver.
+    The device index comes from the driver when one is loaded (0 otherwise). A v3 ``stream`` is
+    synchronized with the driver before the array is used, as the protocol requires.
     """
+    where = "__cuda_array_interface__"
     spec = obj.__cuda_array_interface__
-    version = spec.get("version", 2) if isinstance(spec, dict) else None
-    if version not in (2, 3):
-        raise BufferError(f"__cuda_array_interface__ version {version!r} is not supported (2 or 3)")
-    info = _from_interface(spec, DLDeviceType.CUDA, 0, "__cuda_array_interface__")
+    if not isinstance(spec, dict):
+        raise TypeError(f"{where} must be a dict, got {type(spec).__name__}")
+    version = spec.get("version", 2)
+    if version not in (2, 3) or isinstance(version, bool):
+        raise BufferError(f"{where} version {version!r} is not supported (2 or 3)")
+    info = _interface_info(spec, _CUDA, where)
+    stream = spec.get("stream")
+    if stream is not None and _cuda.consumer_stream(stream) == _cuda.NO_SYNC:
+        raise ValueError(f"{where} stream -1 is not allowed (the protocol has no 'no sync')")
+    # Only now, with every field valid, does anything reach the driver.
     driver = _cuda.driver()
     if driver is not None and info.data:
         ordinal = ctypes.c_int(0)
-        # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+        # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9; an ordinal is never negative
         if driver.cuPointerGetAttribute(ctypes.byref(ordinal), 9, ctypes.c_void_p(info.data)) == 0:
             info = info._replace(device_id=ordinal.value)
-    stream = spec.get("stream")
-    if stream is not None:
-        if _cuda.consumer_stream(stream) == _cuda.NO_SYNC:
-            raise ValueError("__cuda_array_interface__ stream -1 is not allowed (the protocol has no 'no sync')")
-        if driver is not None:
-            # v3: the consumer synchronizes on the producer's stream before using the data
-            _cuda.check(driver.cuStreamSynchronize(ctypes.c_void_p(int(stream))), "cuStreamSynchronize")
+    if stream is not None and driver is not None:
+        # v3: the consumer synchronizes on the producer's stream before using the data
+        _cuda.check(driver.cuStreamSynchronize(ctypes.c_void_p(stream)), "cuStreamSynchronize")
     return info, obj

@@ -124,6 +124,8 @@ def test_newer_minor_version_is_accepted() -> None:
         ({"null_data": True}, "NULL data"),
         ({"device": (5, 0)}, "device_type 5"),
         ({"device": (99, 0)}, "device_type 99"),
+        ({"device": (2, -1)}, "device_id=-1"),
+        ({"device": (1, -2**31)}, "device_id=-2147483648"),
         ({"strides": (2**62, 4), "shape": (3, 2)}, "overflow"),
     ],
 )

@@ -175,6 +175,8 @@ def _oracle(f: dict[str, Any], data: int) -> tuple[list[set[str]], set[str], tup
         problems.append({"code"})
     elif f["bits"] not in VALID_BITS[f["code"]]:
         problems.append({"bits"})
+    if f["device"][1] < 0:
+        problems.append({"device_id"})  # an ordinal: never negative, on any device
     ndim = len(f["shape"]) if f["ndim"] is None else f["ndim"]
     geometry = None
     size = None
@@ -219,7 +221,7 @@ def _nonzero_nbytes(shape: tuple[int, ...], itemsize: int) -> int:
 
 
 def _expected_device(device: tuple[int, int]) -> tuple[int, int]:
-    """DLPack CPU memory has device_id 0: dlarray reads any other CPU id as 0."""
+    """DLPack CPU memory has device_id 0: dlarray reads any other (non-negative) CPU id as 0."""
     return (device[0], 0) if device[0] == DLDeviceType.CPU else device
 
 

@@ -17,17 +17,23 @@ from typing import Any, NamedTuple
 from . import _capi
 from ._structs import (
     DELETER,
+    DLPACK_MAJOR_VERSION,
     FLAG_IS_COPIED,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
     LEGACY_LAYOUT,
     MAX_NDIM,
-    VALID_BITS,
     VERSION_PREFIX_LAYOUT,
     VERSIONED_LAYOUT,
-    DLDataTypeCode,
-    DLDeviceType,
-    DLPACK_MAJOR_VERSION,
+)
+from ._validate import (
+    DLPACK_TENSOR,
+    KNOWN_DEVICE_TYPES,
+    VALID_CODE_BITS,
+    _refuse_dtype_or_device,
+    check_ndim,
+    contiguous_strides,
+    validate_fields,
 )
 
 VERSIONED_NAME = b"dltensor_versioned"
@@ -35,16 +41,11 @@ LEGACY_NAME = b"dltensor"
 _USED_VERSIONED_NAME = _capi.static_c_string(b"used_dltensor_versioned")
 _USED_LEGACY_NAME = _capi.static_c_string(b"used_dltensor")
 
-_INT64_MAX = (1 << 63) - 1
-_STEP_MIN = -_INT64_MAX
 USER_SPACE_END = 1 << 62  # below any kernel half of a 64-bit address space
 _FAST_BOUND = 1 << 40
 # The ordinary 1-D tensor: extent, stride and byte_offset below 2**ORDINARY_1D_SHIFT (one shift
 # tests all three, a negative int having all high bits set); see ordinary_geometry.
 ORDINARY_1D_SHIFT = 28
-_ADDRESS_END = 1 << 64
-VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
-_KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
 
 
 def _address_space() -> memoryview:
@@ -346,8 +347,9 @@ def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
     a source that vouches for that (the exchange API); another major version raises here.
 
     Shape and strides are read only once ndim is known good. An ordinary tensor passes one bound
-    test (:func:`ordinary_geometry`); anything else, and every refusal, goes through the general
-    checks that name the faulty field.
+    test (:func:`ordinary_geometry`); anything else, and every refusal, goes through
+    :func:`~._validate.validate_fields`, the checks every other way a buffer arrives passes too,
+    whose refusals name the faulty field.
     """
     try:
         if versioned:
@@ -361,98 +363,30 @@ def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
              _ctx, deleter) = _LEGACY_AT(MEMORY, managed)
             flags = 0
             version = None
-        if (code, bits) not in VALID_CODE_BITS or lanes != 1 or device_type not in _KNOWN_DEVICE_TYPES:
-            _refuse_dtype_or_device(code, bits, lanes, device_type)
+        # validate_fields' first test, in front: a refusal here is the one it would give
+        if ((code, bits) not in VALID_CODE_BITS or lanes != 1 or device_type not in KNOWN_DEVICE_TYPES
+                or device_id < 0):
+            _refuse_dtype_or_device(code, bits, lanes, device_type, device_id, DLPACK_TENSOR)
         geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
         if geometry is not None:
             fields = (data, byte_offset, geometry[0], geometry[1], code, bits, device_type, device_id, flags,
                       version)
             return fields, deleter
-        itemsize = (bits + 7) >> 3
+        # the general path: shape and strides are read only once ndim and the pointer are good
+        check_ndim(ndim, shape_ptr, DLPACK_TENSOR)
         if ndim:
-            if not 0 < ndim <= MAX_NDIM:
-                raise BufferError(f"DLPack tensor has ndim={ndim}; expected 0 <= ndim <= {MAX_NDIM}")
-            if not shape_ptr:
-                raise BufferError(f"DLPack tensor has ndim={ndim} but a NULL shape pointer")
-            # Python loops, not builtins (min, math.prod, sum): cheaper for the few dimensions of
-            # nearly every tensor.
             read = _INT64S_AT[ndim]
             shape = read(MEMORY, shape_ptr)
-            size = 1
-            for extent in shape:
-                if extent < 0:
-                    raise BufferError(f"DLPack tensor has a negative dimension in shape {shape}")
-                size *= extent
             strides = read(MEMORY, strides_ptr) if strides_ptr else contiguous_strides(shape)
-            low = high = data + byte_offset
-            for stride, extent in zip(strides, shape):
-                step = stride * itemsize
-                if not _STEP_MIN <= step <= _INT64_MAX:
-                    _refuse_extent(shape, strides, itemsize)
-                if extent > 1:
-                    if step < 0:
-                        low += step * (extent - 1)
-                    else:
-                        high += step * (extent - 1)
-            if size:
-                if size * itemsize > _INT64_MAX or high - low > _INT64_MAX:
-                    _refuse_extent(shape, strides, itemsize)
-            elif _product_of_nonzero(shape) * itemsize > _INT64_MAX:
-                # empty, but numpy (and most consumers) cannot describe such a shape at all
-                _refuse_extent(shape, strides, itemsize)
         else:
             shape = strides = ()
-            size = 1
-            low = high = data + byte_offset
-        if size:
-            if not data:
-                raise BufferError("DLPack tensor has a NULL data pointer but a non-zero size")
-            if byte_offset > _INT64_MAX or low < 0 or high + itemsize > _ADDRESS_END:
-                raise BufferError(
-                    f"DLPack tensor's data ({data:#x}) + byte_offset ({byte_offset}) and strides reach "
-                    f"outside the address space"
-                )
+        validate_fields(data, byte_offset, shape, strides, code, bits, lanes, device_type, device_id)
         fields = (data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
         return fields, deleter
     except (OverflowError, struct.error):  # MEMORY ends at sys.maxsize
         raise BufferError(
             "DLPack tensor struct, shape or strides pointer lies outside the address space"
         ) from None
-
-
-def _product_of_nonzero(shape: tuple[int, ...]) -> int:
-    product = 1
-    for extent in shape:
-        if extent:
-            product *= extent
-    return product
-
-
-def _refuse_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> None:
-    raise BufferError(
-        f"DLPack tensor shape {shape} with strides {strides} (elements of {itemsize} bytes) "
-        f"overflows int64 in bytes"
-    )
-
-
-def _refuse_dtype_or_device(code: int, bits: int, lanes: int, device_type: int) -> None:
-    if device_type not in _KNOWN_DEVICE_TYPES:
-        raise BufferError(f"DLPack tensor has an unknown device_type {device_type}")
-    if lanes != 1:
-        raise BufferError(f"DLPack dtype lanes={lanes} is not supported (only lanes=1)")
-    if code not in VALID_BITS:
-        raise BufferError(f"DLPack dtype code {code} is not supported")
-    raise BufferError(f"DLPack dtype {DLDataTypeCode(code).name.lower()} cannot have bits={bits}")
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array of ``shape``."""
-    strides = []
-    step = 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
 
 
 __all__ = [

@@ -123,7 +123,7 @@ def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None
         # struct's size, so it is read whole; its major version is checked before any use.
         (major, _minor, _ctx, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
          shape_ptr, strides_ptr, byte_offset) = read_versioned(MEMORY, managed)
-        ordinary = (device_type == _CPU and major == DLPACK_MAJOR_VERSION and lanes == 1
+        ordinary = (device_type == _CPU and device_id >= 0 and major == DLPACK_MAJOR_VERSION and lanes == 1
                     and (code, bits) in VALID_CODE_BITS)
         if ordinary:
             if ndim == 1 and shape_ptr and strides_ptr:
