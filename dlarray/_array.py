@@ -35,7 +35,7 @@ from ._dlpack import (
 from ._backend import HostBuffer
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
-from ._storage import bits_dtype, bits_view, copy_bits
+from ._storage import bits_dtype, bits_view, copy_bits, is_packed
 
 _SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
@@ -457,20 +457,7 @@ class Array:
         if dtype.numpy_dtype is not None:
             return wrap(_backend.move(self, target, stream))
         # dtypes numpy and cupy lack travel as unsigned integers of their width
-        if dtype.bits < 8 and not self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
-            raise _backend.BackendUnavailable(f"copying packed {dtype} between devices is not supported")
-        carrier = self._view(self._offset, self._shape, self._strides)
-        carrier._dtype = BY_NUMPY[bits_dtype(dtype)]
-        moved = wrap(_backend.move(carrier, target, stream))
-        moved._ensure_metadata()
-        info = TensorInfo(
-            moved._data, 0, moved._shape, moved._strides, dtype.code, dtype.bits, int(target.type),
-            target.id, self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
-        )
-        result = Array._from_tensor(info, moved._owner)
-        if hasattr(moved, "_stream"):
-            result._stream = moved._stream
-        return result
+        return _relabelled(wrap(_backend.move(_bits_carrier(self, "copying"), target, stream)), self)
 
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
@@ -921,22 +908,10 @@ def _host_elements(array: Array, copy: bool) -> np.ndarray:
         if type(view) is not _ndarray:  # an import: its metadata is there; or pinned/managed memory
             array._ensure_metadata()
             view = _backend.host_view(array)
+    elif is_packed(array):
+        return copy_bits(array)  # the bytes the elements fill; refused for a strided view
     else:
-        array._ensure_metadata()
-        carrier = array._view(array._offset, array._shape, array._strides)
-        if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
-            if any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
-                                                          contiguous_strides(array._shape))) and array.size:
-                raise TypeError(
-                    f"a strided view of packed {dtype} data has elements that do not start on byte "
-                    f"boundaries; its values cannot be copied (copy a contiguous array instead)"
-                )
-            carrier._shape = ((array.size * dtype.bits + 7) // 8,)
-            carrier._strides = (1,)
-            carrier._dtype = BY_NUMPY[_UINT8]
-        else:
-            carrier._dtype = BY_NUMPY[bits_dtype(dtype)]
-        view = _backend.host_view(carrier)
+        view = bits_view(array)
     if copy or not view.flags.c_contiguous:
         return view.copy(order="C")
     return view
@@ -968,27 +943,38 @@ def _independent_copy(array: Array) -> Array:
         if dtype.numpy_dtype is not None:
             return wrap(elements)  # new host memory: on the CPU
         return _array_over(elements, dtype, source._shape, bool(source._flags & FLAG_IS_SUBBYTE_TYPE_PADDED))
-    array._ensure_metadata()
-    source = array
-    if dtype.numpy_dtype is None:  # copied as unsigned integers of the element width
-        source = array._view(array._offset, array._shape, array._strides)
-        source._dtype = BY_NUMPY[bits_dtype(dtype)]
     try:
-        if dtype.bits < 8 and not array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
-            raise _backend.BackendUnavailable(f"copying packed {dtype} data on {device} is not supported")
+        # dtypes cupy lacks are copied as unsigned integers of their width
+        source = array if dtype.numpy_dtype is not None else _bits_carrier(array, "copying")
         cupy = _backend.import_cupy("a copy on the device")
         with cupy.cuda.Device(device.id):  # cupy copies onto its current device
             copied = wrap(_backend.cuda_view(source).copy())
     except _backend.BackendUnavailable as exc:
         raise TypeError(f"cannot copy an array on {device}: {exc}") from None
-    if dtype.numpy_dtype is not None:
-        return copied
-    copied._ensure_metadata()
-    info = TensorInfo(copied._data, 0, copied._shape, copied._strides, dtype.code, dtype.bits,
-                      int(device.type), device.id, array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None)
-    result = Array._from_tensor(info, copied._owner)
-    if hasattr(copied, "_stream"):
-        result._stream = copied._stream
+    return copied if source is array else _relabelled(copied, array)
+
+
+def _bits_carrier(array: Array, purpose: str) -> Array:
+    """A view of ``array`` (a dtype no backend has) typed as unsigned integers of its element
+    width, which backends copy and move; BackendUnavailable for packed sub-byte data."""
+    array._ensure_metadata()
+    if is_packed(array):
+        raise _backend.BackendUnavailable(f"{purpose} packed {array._dtype} data on {array._device} is not supported")
+    carrier = array._view(array._offset, array._shape, array._strides)
+    carrier._dtype = BY_NUMPY[bits_dtype(array._dtype)]
+    return carrier
+
+
+def _relabelled(bits: Array, like: Array) -> Array:
+    """The backend result ``bits`` (a copy of a :func:`_bits_carrier`) as an Array of ``like``'s
+    dtype and sub-byte padding over the same memory, on its device and stream."""
+    bits._ensure_metadata()
+    dtype, device = like._dtype, bits._device
+    info = TensorInfo(bits._data, 0, bits._shape, bits._strides, dtype.code, dtype.bits, int(device.type),
+                      device.id, like._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None)
+    result = Array._from_tensor(info, bits._owner)
+    if hasattr(bits, "_stream"):
+        result._stream = bits._stream
     return result
 
 

@@ -99,7 +99,10 @@ def copy_bits(array: Array) -> np.ndarray:
 
 
 def _packed_bytes(array: Array) -> bytes:
-    if array._strides != contiguous_strides(array._shape):
-        raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied")
+    # contiguous in C order: only dimensions of extent 1 may have any stride
+    if array.size and any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
+                                                               contiguous_strides(array._shape))):
+        raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied: its elements do "
+                        f"not start on byte boundaries")
     count = (array.size * array._dtype.bits + 7) // 8
     return ctypes.string_at(array._data + array._offset, count) if count else b""  # type: ignore[operator]
