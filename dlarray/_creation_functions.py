@@ -66,7 +66,11 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     -------
     Array
         Sharing ``x``'s memory unless a copy was asked for or needed. The producer's deleter runs
-        exactly once, when the last Array or view of the buffer is gone.
+        exactly once, when the last Array or view of the buffer is gone. Read-only when the
+        producer says so (``READ_ONLY``), and whenever it answers with a legacy (unversioned)
+        capsule, which cannot say whether the memory may be written (jax does; numpy imports such
+        capsules read-only too). For a writable array, pass ``copy=True`` (or use
+        ``asarray(x, copy=True)``).
 
     Raises
     ------

@@ -90,8 +90,9 @@ late.array = dlarray.from_dlpack(make_capsule((5,)).capsule)
 late.me = late
 weakref.finalize(late, lambda a=x[1:]: a.__dlpack__(max_version=(1, 3)))
 def exit_with_arrays_in_frames():
-    local = dlarray.from_dlpack(make_capsule((2, 2), versioned=False).capsule)
-    capsule = local.__dlpack__()
+    local = dlarray.from_dlpack(make_capsule((2, 2), versioned=False).capsule)  # read-only
+    capsule = dlarray.from_dlpack(make_capsule((2, 2)).capsule).__dlpack__()  # a legacy export
+    copied = local.__dlpack__(copy=True)
     print("ok")
     sys.exit(0)
 exit_with_arrays_in_frames()

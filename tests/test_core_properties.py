@@ -89,7 +89,7 @@ def test_raw_tensor_metadata_is_exact_and_deleted_once(params) -> None:
     assert x.shape == shape
     if strides is not None:
         assert x.strides == strides
-    assert x.readonly == readonly
+    assert x.readonly == (readonly or not versioned)  # a legacy capsule imports read-only
     assert x.data_ptr == made.data_address + offset_elements * itemsize
     exported = x.__dlpack__(max_version=(1, 0))
     y = dlarray.from_dlpack(exported)

@@ -100,14 +100,26 @@ def test_torch_tensor_outlives_everything_correctly() -> None:
     assert float(view[0]) == 10.0
 
 
-def test_jax_round_trip_keeps_pointer() -> None:
+def test_jax_import_keeps_pointer_and_is_read_only() -> None:
+    """jax hands out legacy capsules, which cannot say read-only: imported read-only, as numpy does."""
     a = jnp.arange(8.0, dtype=jnp.float32).reshape(2, 4)
     x = dlarray.from_dlpack(a)
     assert x.data_ptr == _jax_ptr(a)
-    assert x.readonly or not x.readonly  # jax may or may not mark it; both are legal
-    b = jnp.from_dlpack(x)
-    assert _jax_ptr(b) == _jax_ptr(a)
-    assert np.array_equal(np.asarray(b), np.asarray(a))
+    assert x.readonly
+    with pytest.raises(ValueError):
+        x[0, 0] = 42.0
+    assert np.array_equal(np.asarray(a), np.arange(8.0).reshape(2, 4))  # the immutable array is intact
+    # back to jax: a read-only array has no legacy export (numpy refuses the same way) ...
+    with pytest.raises(BufferError):
+        jnp.from_dlpack(x)
+    with pytest.raises(BufferError):
+        jnp.from_dlpack(np.from_dlpack(a))
+    # ... a copy does, and the copy is writable
+    for copy in (dlarray.from_dlpack(a, copy=True), dlarray.asarray(a, copy=True)):
+        assert not copy.readonly and copy.data_ptr != _jax_ptr(a)
+        assert np.array_equal(np.asarray(jnp.from_dlpack(copy)), np.asarray(a))
+        copy[0, 0] = 42.0
+    assert float(a[0, 0]) == 0.0
 
 
 def test_array_api_strict_round_trip_keeps_pointer() -> None:

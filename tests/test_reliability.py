@@ -281,7 +281,8 @@ def test_fuzz_every_field(fields: dict[str, Any]) -> None:
     assert (x.dtype.code, x.dtype.bits) == (fields["code"], fields["bits"])
     assert tuple(x.__dlpack_device__()) == _expected_device(fields["device"])
     assert x.data_ptr == data + fields["byte_offset"]
-    assert x.readonly == (versioned and bool(fields["flags"] & FLAG_READ_ONLY))
+    # a legacy capsule cannot say read-only: imported read-only (as numpy does)
+    assert x.readonly == (not versioned or bool(fields["flags"] & FLAG_READ_ONLY))
     _assert_usable(x)
     assert made.deleted == 0
     del x
@@ -427,7 +428,7 @@ def test_fuzz_values_through_every_consumer(b: dict[str, Any]) -> None:
     byte_strides = tuple(s * itemsize for s in (b["strides"] or _contiguous(b["shape"])))
     expected = np.ndarray(b["shape"], dtype, buffer=b["fill"], offset=b["byte_offset"],
                           strides=byte_strides)
-    readonly = bool(b["flags"] & FLAG_READ_ONLY)
+    readonly = bool(b["flags"] & FLAG_READ_ONLY) or not b["versioned"]  # legacy: read-only
 
     x = dlarray.from_dlpack(made.capsule)
     native = np.asarray(x)
@@ -822,9 +823,28 @@ def _sources() -> dict[str, Any]:
     def view() -> Any:
         return numpy_flagged().T[::-1]
 
+    # Legacy capsules cannot say read-only: every one is imported read-only, whatever memory it
+    # points at (issue 13, item 5).
+    def producer_legacy() -> Any:
+        made = make_capsule((4, 4), versioned=False, fill=np.arange(16, dtype=np.float32).tobytes())
+        return dlarray.from_dlpack(made.capsule)
+
+    def numpy_legacy() -> Any:
+        return dlarray.from_dlpack(np.arange(16.0).reshape(4, 4).__dlpack__())
+
+    def pre_dlpack_1_producer() -> Any:  # __dlpack__ takes no keywords: a legacy capsule
+        return dlarray.asarray(Producer(legacy_only=True, shape=(4, 4)))
+
+    def jax_array() -> Any:
+        import jax.numpy as jnp
+
+        return dlarray.from_dlpack(jnp.arange(16.0, dtype=jnp.float32).reshape(4, 4))
+
     return {"producer-flag": producer_flagged, "numpy-readonly": numpy_flagged,
             "numpy-capsule": numpy_capsule, "bytes": from_bytes, "memoryview": from_memoryview,
-            "re-export": reexport, "view": view}
+            "re-export": reexport, "view": view, "legacy-producer": producer_legacy,
+            "legacy-numpy": numpy_legacy, "legacy-only-producer": pre_dlpack_1_producer,
+            "jax": jax_array}
 
 
 SOURCES = _sources()
@@ -920,6 +940,32 @@ def test_readonly_copies_are_writable_and_separate(readonly_array: Any) -> None:
     assert info.data_ptr != x.data_ptr
     info, _owner = consume_capsule(x.__dlpack__(max_version=(1, 3), copy=True))
     assert info.is_copied and not info.readonly
+
+
+def test_legacy_imports_are_read_only_versioned_ones_writable() -> None:
+    """A legacy capsule cannot say read-only: read-only, as numpy imports it; copies are writable."""
+    import jax.numpy as jnp
+
+    a = np.arange(6.0)
+    assert dlarray.from_dlpack(a.__dlpack__()).readonly
+    assert np.from_dlpack(jnp.arange(3.0)).flags.writeable is False  # numpy's rule (jax: legacy)
+    assert not dlarray.from_dlpack(a.__dlpack__(max_version=(1, 0))).readonly
+    assert not dlarray.from_dlpack(a).readonly
+    legacy_producers = {"legacy-only": lambda: Producer(legacy_only=True, shape=(2, 3)),
+                        "jax": lambda: jnp.arange(6.0, dtype=jnp.float32)}
+    for name, make in legacy_producers.items():
+        shared = dlarray.from_dlpack(make())
+        assert shared.readonly, name
+        with pytest.raises(ValueError):
+            shared[...] = 1
+        for copy in (dlarray.from_dlpack(make(), copy=True), dlarray.asarray(make(), copy=True)):
+            assert not copy.readonly, name
+            copy[...] = 1
+    # the same memory through a versioned capsule without READ_ONLY is writable
+    made = make_capsule((2, 3), versioned=True)
+    writable = dlarray.from_dlpack(made.capsule)
+    assert not writable.readonly
+    writable[...] = 1
 
 
 def test_torch_ignores_the_read_only_flag() -> None:

@@ -233,6 +233,8 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
 _claims: dict[int, ImportedTensor] = {}
 _claim = _claims.setdefault
 _release_claim = _claims.__delitem__
+#: The flags and version of every legacy tensor's TensorInfo: read-only, unversioned.
+_LEGACY_FLAGS_AND_VERSION = (FLAG_READ_ONLY, None)
 
 
 def _consume_claimed(capsule: object, owner: ImportedTensor) -> tuple[TensorInfo, ImportedTensor]:
@@ -249,6 +251,10 @@ def _consume_claimed(capsule: object, owner: ImportedTensor) -> tuple[TensorInfo
         if not managed:
             raise BufferError("DLPack capsule holds a NULL DLManagedTensor")
         fields, deleter = read_managed(managed, False)
+        # A legacy tensor cannot say whether its memory may be written (jax hands out immutable
+        # buffers this way), so, as numpy does, it is imported read-only. Writable memory comes
+        # only through a versioned tensor without FLAG_READ_ONLY.
+        fields = fields[:-2] + _LEGACY_FLAGS_AND_VERSION
         _set_name(capsule, _USED_LEGACY_NAME)
     elif name in (b"used_dltensor", b"used_dltensor_versioned"):
         raise BufferError("this DLPack capsule was consumed already; a capsule can be used once")

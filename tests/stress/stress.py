@@ -347,12 +347,13 @@ def cycle_once(i: int) -> None:
     """One import/export/capsule cycle touching every ownership path."""
     a = np.arange(16.0).reshape(4, 4)
     x = dlarray.from_dlpack(a.__dlpack__(max_version=(1, 3)))  # versioned capsule
-    y = dlarray.from_dlpack(a.__dlpack__())  # legacy capsule
+    y = dlarray.from_dlpack(a.__dlpack__())  # legacy capsule: imported read-only
     v = x[1:, ::2]
     n = np.from_dlpack(v)  # export consumed by numpy
     assert n.shape == (3, 2)
     v.__dlpack__(max_version=(1, 3))  # export dropped unconsumed
-    y.__dlpack__()
+    x.__dlpack__()  # legacy export dropped unconsumed
+    y.__dlpack__(copy=True)  # a read-only array's legacy export: a copy
     made = producer.make_capsule((3, 4), versioned=bool(i & 1), code=4 if i % 3 == 0 else 2,
                                  bits=16 if i % 3 == 0 else 32)
     z = dlarray.from_dlpack(made.capsule)
