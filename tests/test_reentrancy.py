@@ -56,7 +56,26 @@ PRELUDE = textwrap.dedent(
         except BaseException as exc:  # a finalizer's or callback's error would be lost
             errors.append(repr(exc))
 
+    def imports_when_finalized():
+        note_where()
+        import_some()
+
+    armed = [True]
+    finalizer_action = [imports_when_finalized]
+
+    class Cycle:
+        # In a reference cycle: only the collector frees it. Its finalizer re-arms (makes the next
+        # one), so that with gc.set_threshold(1) a finalizer is pending at nearly every collection.
+        def __init__(self):
+            self.me = self
+
+        def __del__(self):
+            finalizer_action[0]()
+            if armed[0]:
+                Cycle()
+
     def finish():
+        armed[0] = False
         gc.set_threshold(700, 10, 10)
         gc.collect()
         gc.collect()
@@ -72,25 +91,12 @@ SCENARIOS = {
     # Finalizers of objects in reference cycles import capsules; each re-arms the next, so a
     # finalizer is pending at nearly every collection, inside imports too.
     "finalizer-imports": """
-        armed = [True]
-
-        class Cycle:
-            def __init__(self):
-                self.me = self
-
-            def __del__(self):
-                note_where()
-                import_some()
-                if armed[0]:
-                    Cycle()
-
         gc.set_threshold(1)
         Cycle()
         for i in range(3000):
             x = xp.from_dlpack(make_capsule((1,) * 8, strides=(1,) * 8, versioned=bool(i % 2)).capsule)
             y = xp.from_dlpack(np.arange(5.0).__dlpack__(max_version=(1, 0)))
             del x, y
-        armed[0] = False
         finish()
     """,
     # A gc callback (Python code the collector runs at an allocation) imports whenever it finds
@@ -141,18 +147,6 @@ SCENARIOS = {
     """,
     # A producer's __dlpack__ imports before it answers (with finalizers pending, as above).
     "dlpack-method-imports": """
-        armed = [True]
-
-        class Cycle:
-            def __init__(self):
-                self.me = self
-
-            def __del__(self):
-                note_where()
-                import_some()
-                if armed[0]:
-                    Cycle()
-
         class Importing:
             def __dlpack__(self, **options):
                 import_some()
@@ -163,13 +157,11 @@ SCENARIOS = {
         for i in range(800):
             assert xp.from_dlpack(Importing()).shape == (3,)
             assert xp.from_dlpack(Importing(), copy=True).shape == (3,)
-        armed[0] = False
         finish()
     """,
     # Finalizers try to consume the very capsule being imported: exactly one party takes it
     # (the others get BufferError), its deleter runs exactly once.
     "same-capsule-from-a-finalizer": """
-        armed = [True]
         current = [None]
         taken_by_finalizer = []
         refusals = dict(claimed=0, consumed=0)
@@ -188,16 +180,11 @@ SCENARIOS = {
                 else:
                     errors.append(repr(exc))
 
-        class Cycle:
-            def __init__(self):
-                self.me = self
+        def takes_current_when_inside():
+            if note_where():
+                try_current()
 
-            def __del__(self):
-                if note_where():
-                    try_current()
-                if armed[0]:
-                    Cycle()
-
+        finalizer_action[0] = takes_current_when_inside
         gc.set_threshold(1)
         Cycle()
         for i in range(3000):
@@ -216,7 +203,6 @@ SCENARIOS = {
             del x, made.capsule
             taken_by_finalizer.clear()
             assert made.deleted == 1, (i, made.deleted)
-        armed[0] = False
         assert refusals["claimed"] > 0, refusals
         stats.update(refusals)
         finish()
