@@ -19,7 +19,7 @@ from producer import make_capsule
 
 import dlarray
 from dlarray import _cuda, _interfaces
-from dlarray._dlpack import FLAG_READ_ONLY, DLDeviceType, consume_capsule
+from dlarray._dlpack import FLAG_READ_ONLY, DLDeviceType, consume_capsule, contiguous_strides
 
 
 def _address_of(buffer_object) -> int:
@@ -337,15 +337,7 @@ def test_capsule_and_interfaces_give_the_same_verdict(d: dict[str, Any]) -> None
     assert through_cuda_interface == through_cuda_capsule
     if through_capsule[0] == "accepted":
         assert through_capsule[1][:4] == (d["data"], 0, d["shape"],
-                                         d["strides"] if d["strides"] is not None else _contiguous(d["shape"]))
-
-
-def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
+                                         d["strides"] if d["strides"] is not None else contiguous_strides(d["shape"]))
 
 
 @pytest.mark.parametrize("pointer", [-8, -1, 2**64, 2**70])

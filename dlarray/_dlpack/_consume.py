@@ -379,8 +379,9 @@ def read_managed(managed: int, versioned: bool) -> tuple[tuple[Any, ...], int]:
                       version)
             return fields, deleter
         # the general path: shape and strides are read only once ndim and the pointer are good
-        check_ndim(ndim, shape_ptr, DLPACK_TENSOR)
         if ndim:
+            if not (0 < ndim <= MAX_NDIM and shape_ptr):
+                check_ndim(ndim, shape_ptr, DLPACK_TENSOR)  # raises, naming ndim or shape
             read = _INT64S_AT[ndim]
             shape = read(MEMORY, shape_ptr)
             strides = read(MEMORY, strides_ptr) if strides_ptr else contiguous_strides(shape)
