@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _backend, _cuda, _dtypes
 from ._devices import _cache as _DEVICE_CACHE
-from ._devices import CPU, Device, as_device, device_of
+from ._devices import CPU, Device, as_device, device_of, int_pair
 from ._dlpack import (
     DLPACK_VERSION,
     FLAG_IS_COPIED,
@@ -800,25 +800,11 @@ def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
         raise ValueError(f"stream must be None for a copy from {source} to {target}, got {stream!r}")
 
 
-def _int_pair(value: Any, name: str) -> tuple[int, int]:
-    """``value`` as a tuple of two ints; TypeError for any other kind (lists, floats and bools
-    included; numpy's integers are ints)."""
-    if type(value) is not tuple or len(value) != 2:
-        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}")
-    first, second = value
-    if type(first) is bool or type(second) is bool:
-        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}")
-    try:
-        return operator.index(first), operator.index(second)
-    except TypeError:
-        raise TypeError(f"{name} must be None or a tuple of two ints, got {value!r}") from None
-
-
 def _target_device(dl_device: Any) -> Device:
     """``__dlpack__``'s ``dl_device``: a tuple of two ints (TypeError). A device type DLPack does
     not define, or a negative id, is a device the data cannot be exported to: BufferError, as the
     standard asks for a device the producer cannot handle."""
-    kind, index = _int_pair(dl_device, "dl_device")
+    kind, index = int_pair(dl_device, "dl_device")
     try:
         if index < 0:
             raise ValueError
@@ -832,7 +818,7 @@ def _versioned_export(max_version: Any) -> bool:
     negative (ValueError); whether the consumer reads versioned capsules (major 1 or more)."""
     if max_version is None:
         return False
-    major, minor = _int_pair(max_version, "max_version")
+    major, minor = int_pair(max_version, "max_version")
     if major < 0 or minor < 0:
         raise ValueError(f"max_version must be two non-negative ints, got {max_version!r}")
     return major >= 1

@@ -17,7 +17,6 @@ from ._dlpack import (
     CapsuleType,
     consume_capsule,
 )
-from ._dlpack._exchange import import_with
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _backend, _interfaces
 from ._producers import fast_import_for, import_refusal_for
@@ -102,11 +101,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         # First, being the costliest to reach otherwise: a producer with the C exchange API (torch),
         # only where its __dlpack__ would give the same (dlarray._producers has the rules).
         # (Array, numpy arrays and capsules have none: the lookup gives None for them.)
-        importer, admits = fast
-        if admits(x):
-            array = import_with(importer, x, _adopt)
-            if array is not None:
-                return array  # no device or copy asked for: nothing else to do
+        array = fast(x)
+        if array is not None:
+            return array  # no device or copy asked for: nothing else to do
         # refused by the producer's rules, raised by its exchange function, or not on the CPU
         # (let go already): __dlpack__ below refuses or converts as the producer does
     if copy is not None and copy is not True and copy is not False:

@@ -96,6 +96,28 @@ def device_of(device_type: int, device_id: int) -> Device:
 CPU = device_of(DLDeviceType.CPU, 0)
 
 
+def int_pair(value: Any, name: str) -> tuple[int, int]:
+    """``value`` as a tuple of two ints; TypeError naming ``name`` for any other kind.
+
+    Lists, tuples of another length, floats, strings and bools are refused; numpy's integers
+    are ints. (DLPack's ``max_version`` and ``dl_device``, and device pairs, are such tuples.)
+
+    Examples
+    --------
+    >>> int_pair((1, 0), "max_version")
+    (1, 0)
+    """
+    if type(value) is not tuple or len(value) != 2:
+        raise TypeError(f"{name} must be a tuple of two ints, got {value!r}")
+    first, second = value
+    if type(first) is bool or type(second) is bool:
+        raise TypeError(f"{name} must be a tuple of two ints, got {value!r}")
+    try:
+        return operator.index(first), operator.index(second)
+    except TypeError:
+        raise TypeError(f"{name} must be a tuple of two ints, got {value!r}") from None
+
+
 def as_device(value: Any) -> Device:
     """Resolve a device argument.
 
@@ -111,13 +133,7 @@ def as_device(value: Any) -> Device:
             raise ValueError(f"unknown device {value!r}; expected e.g. 'cpu' or 'cuda:0'")
         return device_of(kind, int(index) if index else 0)
     if isinstance(value, tuple) and len(value) == 2:
-        # a pair of ints (numpy's integers too; not floats, strings or bools: TypeError)
-        if any(type(part) is bool for part in value):
-            raise TypeError(f"a DLPack device is a pair of ints, got {value!r}")
-        try:
-            kind, index = operator.index(value[0]), operator.index(value[1])
-        except TypeError:
-            raise TypeError(f"a DLPack device is a pair of ints, got {value!r}") from None
+        kind, index = int_pair(value, "a DLPack device")
         if index < 0:
             raise ValueError(f"a device id cannot be negative, got {value!r}")
         try:

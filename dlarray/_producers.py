@@ -36,11 +36,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ._dlpack._exchange import importer_for
+from ._array import Array, _adopt
+from ._dlpack._exchange import import_with, importer_for
 
 #: ``admits(obj)``: may the exchange function stand in for ``obj.__dlpack__()`` (True), or must
 #: ``__dlpack__`` be asked (False)?
 Admits = Callable[[Any], bool]
+#: ``fast_import(obj)``: ``obj`` imported through the exchange API, or None: ask ``__dlpack__``.
+FastImport = Callable[[Any], "Array | None"]
 
 _registered: dict[type, Admits] = {}
 _CACHE_LIMIT = 1024  # one entry per producer type
@@ -69,25 +72,38 @@ def register_exchange_rules(kind: type, admits: Admits) -> None:
     _fast_imports.pop(kind, None)
 
 
-def _torch_admits(torch: Any) -> Admits:
-    """torch's ``Tensor.__dlpack__`` (2.x) refusals and conversions, as cheap checks.
+def _fast_import(importer: Any, admits: Admits) -> FastImport:
+    """The fast path for a registered producer: its rules, then the exchange import."""
+
+    def fast_import(obj: Any) -> Array | None:
+        return import_with(importer, obj, _adopt) if admits(obj) else None
+
+    return fast_import
+
+
+def _torch_fast_import(torch: Any, importer: Any) -> FastImport:
+    """torch's ``Tensor.__dlpack__`` (2.x) refusals and conversions as cheap checks, then the import.
 
     ``__dlpack__`` dispatches to ``__torch_function__`` when ``has_torch_function_unary`` says so
     (a torch function mode is active: the type is exact here), then raises BufferError for
     ``requires_grad`` and for the conjugate bit. The negative bit goes through ``__dlpack__`` too,
     where dlarray refuses it (see :func:`import_refusal_for`). A non-strided layout, an
     unsupported dtype or device makes the exchange function raise: ``__dlpack__`` is asked then
-    (``import_with`` returns None), and so it is for any tensor not on the CPU.
+    (``import_with`` returns None), and so it is for any tensor not on the CPU. The checks cost
+    about 0.25 us of the 2.3 us import; they are written out in one function (no call to a
+    separate ``admits``) because this is the import hot path.
     """
     overridden = torch._C._has_torch_function_unary
     tensor_base = torch._C.TensorBase
     is_conj = tensor_base.is_conj
     is_neg = tensor_base.is_neg
 
-    def admits(tensor: Any) -> bool:
-        return not (overridden(tensor) or tensor.requires_grad or is_conj(tensor) or is_neg(tensor))
+    def fast_import(tensor: Any) -> Array | None:
+        if overridden(tensor) or tensor.requires_grad or is_conj(tensor) or is_neg(tensor):
+            return None
+        return import_with(importer, tensor, _adopt)
 
-    return admits
+    return fast_import
 
 
 def _torch_tensor_type() -> type | None:
@@ -96,27 +112,28 @@ def _torch_tensor_type() -> type | None:
 
 
 class _FastImports(dict):  # type: ignore[type-arg]
-    """Producer type -> ``(importer, admits)`` where the fast path is open to it, else None.
+    """Producer type -> its fast import where the fast path is open to it, else None.
 
     A lookup that hits is one C-level subscript, which the import hot path wants.
     """
 
-    def __missing__(self, kind: type) -> tuple[Any, Admits] | None:
+    def __missing__(self, kind: type) -> FastImport | None:
         entry = None
         importer = importer_for(kind)
         if importer is not None and "__dlpack_c_exchange_api__" in vars(kind):
             admits = _registered.get(kind)
-            if admits is None and kind is _torch_tensor_type():
-                admits = _torch_admits(sys.modules["torch"])
             if admits is not None:
-                entry = (importer, admits)
+                entry = _fast_import(importer, admits)
+            elif kind is _torch_tensor_type():
+                entry = _torch_fast_import(sys.modules["torch"], importer)
         if len(self) < _CACHE_LIMIT:
             self[kind] = entry
         return entry
 
 
 _fast_imports = _FastImports()
-#: ``fast_import_for(kind)``: ``(importer, admits)`` for the C exchange fast path, or None.
+#: ``fast_import_for(kind)``: a function taking an object of ``kind`` through the C exchange API
+#: (an Array, or None where ``__dlpack__`` must be asked), or None where the fast path is closed.
 fast_import_for = _fast_imports.__getitem__
 
 

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dlarray as xp
-from dlarray import _creation_functions
+from dlarray import _creation_functions, _producers
 from tests import producer
 
 torch = pytest.importorskip("torch")
@@ -167,7 +167,7 @@ def test_an_accepted_tensor_imports_as_through_torchs_dunder(make: Callable[[], 
 def test_the_fast_path_is_taken_for_an_ordinary_tensor() -> None:
     """The rules keep the fast path for the common tensor: the exchange import runs, and succeeds."""
     tensor = torch.arange(6.0)
-    with mock.patch.object(_creation_functions, "import_with", wraps=_creation_functions.import_with) as spy:
+    with mock.patch.object(_producers, "import_with", wraps=_producers.import_with) as spy:
         x = xp.from_dlpack(tensor)
     assert spy.call_count == 1
     assert x.data_ptr == tensor.data_ptr()
