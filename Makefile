@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-thorough test-quick test-gpu stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
+.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test-quick: $(STAMP)
 # GPU machines only (torch and cupy with CUDA installed): skips cleanly elsewhere
 test-gpu: $(STAMP)
 	$(PY) -m pytest -v -p no:cacheprovider -rs tests/gpu
+
+# the whole suite on a simulated GPU machine (fake libcuda and cupy, tests/fake_gpu): fails if any
+# test hands a made-up CUDA pointer or stream to the "GPU" (a crash or hang on a real one)
+test-gpu-sim: $(STAMP)
+	$(PY) tests/fake_gpu/simulated_gpu.py -n 2 -p no:cacheprovider -q tests
 
 stress: $(STAMP)
 	$(PY) tests/stress/stress.py

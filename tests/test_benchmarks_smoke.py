@@ -69,6 +69,7 @@ def test_dispatch_quick(tmp_path: Path) -> None:
         assert (tmp_path / "dispatch.png").stat().st_size > 0
 
 
+@pytest.mark.real_cuda  # real GPU memory only: torch and cupy allocate it, nothing is made up
 def test_cuda_benchmark_runs_or_says_why_not(tmp_path: Path) -> None:
     """On a GPU machine it measures and writes cuda.json; elsewhere it says what is missing."""
     completed = subprocess.run(
