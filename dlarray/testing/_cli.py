@@ -56,8 +56,9 @@ def _torch() -> Library:
         return torch.arange(24, dtype=torch.float32).reshape(4, 6)[1:, ::2]
 
     return Library("torch", make, refused=[
-        lambda: torch.ones(3, requires_grad=True),  # torch must refuse to export a tensor needing grad
-        lambda: torch.ones(3, dtype=torch.complex64).conj(),  # and one with the conjugate bit set
+        lambda: torch.ones(3, requires_grad=True),  # a tensor that needs grad: __dlpack__ refuses it
+        lambda: torch.ones(3, device="meta"),  # a tensor without memory
+        lambda: torch.sparse_coo_tensor([[0]], [1.0], (2,)),  # not strided
     ], consumer="torch:from_dlpack")
 
 
