@@ -13,7 +13,9 @@ A page asks for generated content with a marker comment on a line of its own:
 ``<!-- generated: benchmarks-readme -->``
     ``benchmarks/README.md`` without its title, its headings one level down (benchmarks page);
 ``<!-- generated: conformance-result -->``
-    the latest run of the official suite in ``conformance/results/`` (conformance page).
+    the latest run of the official suite in ``conformance/results/`` (conformance page);
+``<!-- generated: dlpack-kit-matrix -->``
+    the DLPack conformance kit's results in ``docs/results/dlpack-kit/`` (DLPack conformance page).
 
 The probe runs in a subprocess of the Python that runs MkDocs (the project's virtual environment),
 once per build. The benchmark plots are copied into the site as ``assets/benchmarks/<name>.png``.
@@ -272,6 +274,85 @@ def conformance_result(page: Any) -> str:
     return "\n".join(out)
 
 
+# ------------------------------------------------------------------------------ DLPack conformance kit
+#: The libraries of the matrix, in column order; each has docs/results/dlpack-kit/<name>.json once
+#: `python -m dlarray check <name> --json ...` has run (cupy needs a GPU).
+KIT_LIBRARIES = ("numpy", "torch", "jax", "array-api-strict", "pydlpack", "dlarray", "cupy")
+KIT_CELLS = {"passed": "pass", "failed": "**FAIL**", "not applicable": "n/a", "crashed": "**CRASH**"}
+KIT_MISSING = "not run"
+
+
+def _kit_dir() -> Path:
+    return Path(os.environ.get("DLARRAY_KIT_RESULTS", ROOT / "docs" / "results" / "dlpack-kit"))
+
+
+def kit_records() -> dict[str, dict[str, Any] | None]:
+    """Library -> its recorded kit result (None: not run here)."""
+    found: dict[str, dict[str, Any] | None] = {}
+    for name in KIT_LIBRARIES:
+        path = _kit_dir() / f"{name}.json"
+        found[name] = json.loads(path.read_text()) if path.is_file() else None
+    return found
+
+
+def kit_matrix(role: str) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """(libraries, {check: {library: status}}) for ``role`` ("producer" or "consumer")."""
+    records = kit_records()
+    rows: dict[str, dict[str, str]] = {}
+    for library, record in records.items():
+        report = (record or {}).get(role) or {"results": []}
+        for row in report["results"]:
+            rows.setdefault(row["name"], {})[library] = row["status"]
+    return list(records), rows
+
+
+def _kit_counts(report: dict[str, Any] | None) -> str:
+    if report is None:
+        return "none"
+    counts = {status: 0 for status in KIT_CELLS}
+    for row in report["results"]:
+        counts[row["status"]] += 1
+    return (f"{counts['passed']} passed, {counts['failed']} failed, {counts['not applicable']} n/a"
+            + (f", **{counts['crashed']} crashed**" if counts["crashed"] else ""))
+
+
+def dlpack_kit_matrix(page: Any) -> str:
+    records = kit_records()
+    out = ["| library | version | device | recorded | producer | consumer |", "| --- | --- | --- | --- | --- | --- |"]
+    for library, record in records.items():
+        if record is None:
+            out.append(f"| {library} | | {'cuda' if library == 'cupy' else 'cpu'} | {KIT_MISSING}: "
+                       f"{'needs a GPU' if library == 'cupy' else 'not installed where the results were made'} | | |")
+            continue
+        env = record.get("environment", {})
+        out.append(f"| {library} | {record.get('version') or '?'} | {record.get('device', 'cpu')} | "
+                   f"{record.get('time', '?')}, Python {env.get('python', '?')}, numpy {env.get('numpy', '?')} | "
+                   f"{_kit_counts(record.get('producer'))} | {_kit_counts(record.get('consumer'))} |")
+    out.append("")
+    for role, title in (("producer", "Producer checks (`check_producer`)"), ("consumer", "Consumer cases (`check_consumer`)")):
+        libraries, rows = kit_matrix(role)
+        out += [f"### {title}\n", '<div class="interop" markdown>', "",
+                "| " + " | ".join(["check", *libraries]) + " |", "|" + " --- |" * (len(libraries) + 1)]
+        for check, statuses in rows.items():
+            cells = [KIT_CELLS[statuses[lib]] if lib in statuses else ("–" if records[lib] else KIT_MISSING)
+                     for lib in libraries]
+            out.append(f"| `{_cell(check)}` | " + " | ".join(cells) + " |")
+        out += ["", "</div>", ""]
+    out.append("### Why each check failed\n")
+    for library, record in records.items():
+        if record is None:
+            continue
+        for role in ("producer", "consumer"):
+            report = record.get(role)
+            bad = [row for row in (report or {}).get("results", []) if row["status"] in ("failed", "crashed")]
+            if not bad:
+                continue
+            out.append(f'??? failure "{library} {role}: {len(bad)} failed or crashed"')
+            out.extend(f"    - `{_cell(row['name'])}` ({row['status']}): {html.escape(row['detail'])}" for row in bad)
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
 _GENERATORS: dict[str, Callable[[Any], str]] = {
     "interop-table": interop_table,
     "probe-output": probe_output,
@@ -279,4 +360,5 @@ _GENERATORS: dict[str, Callable[[Any], str]] = {
     "benchmark-results": benchmark_results,
     "benchmarks-readme": benchmarks_readme,
     "conformance-result": conformance_result,
+    "dlpack-kit-matrix": dlpack_kit_matrix,
 }

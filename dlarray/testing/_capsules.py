@@ -320,16 +320,15 @@ _GUARDS_WORK = sys.platform.startswith("linux") or sys.platform == "darwin"
 
 
 class _GuardedRegion:
-    """``count`` readable pages, each followed by an inaccessible one (kept for the process)."""
+    """``count`` readable pages, each followed by an inaccessible one where the OS allows it
+    (``guarded`` says whether it did: the guards are a best effort, the memory is usable anyway)."""
 
     def __init__(self, count: int) -> None:
         self.map = mmap.mmap(-1, 2 * count * PAGE)
         self.address = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = ctypes.CDLL(None)
         libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        for i in range(count):
-            if libc.mprotect(self.address + (2 * i + 1) * PAGE, PAGE, 0):
-                raise OSError(ctypes.get_errno(), "mprotect failed")
+        self.guarded = not any(libc.mprotect(self.address + (2 * i + 1) * PAGE, PAGE, 0) for i in range(count))
 
     def end_of(self, index: int) -> int:
         """One past the last readable byte of readable page ``index``."""
@@ -491,7 +490,7 @@ class SyntheticProducer:
     versioned when the caller offers ``max_version`` with major >= 1, legacy otherwise, unless
     ``versioned`` forces one kind. The keyword arguments of every call are kept in ``calls`` and
     what was made in ``made``. ``legacy_signature`` makes ``__dlpack__`` accept ``stream`` only
-    (a pre-2023 producer); ``raises`` makes it raise that exception.
+    (a pre-2023 producer); ``refuse`` makes it raise a BufferError with that message.
 
     Examples
     --------
@@ -505,11 +504,11 @@ class SyntheticProducer:
     """
 
     def __init__(self, *, versioned: bool | None = None, legacy_signature: bool = False,
-                 raises: BaseException | None = None, **fields: Any) -> None:
+                 refuse: str | None = None, **fields: Any) -> None:
         self.fields = fields
         self.versioned = versioned
         self.legacy_signature = legacy_signature
-        self.raises = raises
+        self.refuse = refuse
         self.calls: list[dict[str, Any]] = []
         self.made: list[Made] = []
 
@@ -517,8 +516,8 @@ class SyntheticProducer:
         if self.legacy_signature and options:
             raise TypeError(f"__dlpack__() got an unexpected keyword argument {next(iter(options))!r}")
         self.calls.append({"stream": stream, **options})
-        if self.raises is not None:
-            raise self.raises
+        if self.refuse is not None:
+            raise BufferError(self.refuse)
         versioned = self.versioned
         if versioned is None:
             offered = options.get("max_version")

@@ -43,6 +43,7 @@ class Library:
     refused: list[Callable[[], Any]] = field(default_factory=list)
     consumer: str | None = None  # "module:qualname"
     device: str = "cpu"
+    unavailable: str = ""  # why it cannot be checked here ("" if it can)
 
 
 def _numpy() -> Library:
@@ -92,9 +93,15 @@ def _dlarray() -> Library:
 def _cupy() -> Library:
     import cupy
 
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        raise ImportError("cupy is installed but no CUDA device is visible")
-    return Library("cupy", lambda: cupy.arange(24, dtype=cupy.float32).reshape(4, 6)[1:, ::2],
+    try:
+        devices = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # cupy without a driver raises its own CUDARuntimeError
+        devices, why = 0, f": {error}"
+    else:
+        why = ""
+    return Library(
+        "cupy", lambda: None, device="cuda",
+        unavailable=f"cupy is installed but no CUDA device is visible{why}") if devices < 1 else Library("cupy", lambda: cupy.arange(24, dtype=cupy.float32).reshape(4, 6)[1:, ::2],
                    consumer="cupy:from_dlpack", device="cuda")
 
 
@@ -126,6 +133,7 @@ def run(name: str, *, producer: bool = True, consumer: bool = True) -> dict[str,
     """Check one library; return the JSON-ready record (reports, versions, when)."""
     library = LIBRARIES[name]() if name in LIBRARIES else _from_callable(name)
     record: dict[str, Any] = {
+        "unavailable": library.unavailable,
         "library": name,
         "version": _version(library.distribution),
         "device": library.device,
@@ -135,6 +143,8 @@ def run(name: str, *, producer: bool = True, consumer: bool = True) -> dict[str,
         "producer": None,
         "consumer": None,
     }
+    if library.unavailable:
+        return record
     if producer:
         record["producer"] = check_producer(library.make, make_readonly=library.make_readonly,
                                             refused=library.refused, subject=f"{name} producer").to_dict()
@@ -162,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         record = run(args.library, producer=not args.consumer_only, consumer=not args.producer_only)
     except ImportError as error:
         print(f"cannot check {args.library}: {error}", file=sys.stderr)
+        return 2
+    if record["unavailable"]:
+        print(f"cannot check {args.library}: {record['unavailable']}", file=sys.stderr)
         return 2
     print(f"DLPack conformance of {args.library} {record['version'] or ''} (Python {record['environment']['python']}, "
           f"numpy {record['environment']['numpy']})\n")

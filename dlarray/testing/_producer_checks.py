@@ -277,16 +277,16 @@ def _cuda_runtime() -> Any:
 
 
 class _RealStream:
-    """A CUDA stream created with the runtime for the duration of one check."""
+    """A CUDA stream created with the runtime for the duration of one check (``pointer`` 0 if
+    the runtime could not make one; ``error`` says why)."""
 
     def __init__(self, runtime: Any, device_id: int) -> None:
         self.runtime = runtime
         runtime.cudaSetDevice(ctypes.c_int(device_id))
         handle = ctypes.c_void_p()
         code = runtime.cudaStreamCreate(ctypes.byref(handle))
-        if code != 0 or not handle.value:
-            raise OSError(f"cudaStreamCreate failed with error {code}")
-        self.pointer = int(handle.value)
+        self.pointer = int(handle.value or 0) if code == 0 else 0
+        self.error = f"cudaStreamCreate failed with error {code}" if not self.pointer else ""
 
     def close(self) -> None:
         self.runtime.cudaStreamSynchronize(ctypes.c_void_p(self.pointer))
@@ -592,6 +592,9 @@ def _check_streams(run: _Run, report: Report) -> None:
         report.add("stream=pointer (cuda)", NOT_APPLICABLE, "no CUDA runtime found to create a real stream")
         return
     stream = _RealStream(runtime, device[1])
+    if not stream.pointer:
+        report.add("stream=pointer (cuda)", NOT_APPLICABLE, stream.error)
+        return
     try:
         problem = _unexpected(run.export(stream=stream.pointer, max_version=DLPACK_VERSION))
     finally:

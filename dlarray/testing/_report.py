@@ -68,10 +68,8 @@ class Report:
         return not self.failures
 
     def __getitem__(self, name: str) -> CheckResult:
-        for result in self.results:
-            if result.name == name:
-                return result
-        raise KeyError(name)
+        """The row of check ``name`` (KeyError if there is none)."""
+        return {result.name: result for result in self.results}[name]
 
     def counts(self) -> dict[str, int]:
         """How many rows have each status."""
