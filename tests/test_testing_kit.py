@@ -29,11 +29,6 @@ from dlarray.testing._report import CRASHED, FAILED, NOT_APPLICABLE, PASSED
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Checks dlarray does not pass yet, each reported to the lead (another helper owns the fix).
-#: device_id_negative: a CPU capsule with device_id -1 is accepted (negative ids: issue 13 item 4).
-DLARRAY_CONSUMER_GAPS = {"device_id_negative"}
-
-
 def strided() -> np.ndarray:
     return np.arange(24, dtype=np.float32).reshape(4, 6)[1:, ::2]
 
@@ -52,9 +47,9 @@ def test_dlarray_passes_its_own_producer_checks() -> None:
 
 def test_dlarray_passes_its_own_consumer_checks() -> None:
     report = check_consumer(dlarray.from_dlpack)
-    assert set(report.failures) <= DLARRAY_CONSUMER_GAPS, str(report)
-    assert {row.status for row in report.results if row.name not in DLARRAY_CONSUMER_GAPS} == {PASSED} | (
-        {NOT_APPLICABLE} if report["dtype=opaque_handle"].status == NOT_APPLICABLE else set())
+    assert report.failures == [], str(report)
+    # the one valid input dlarray does not take is an opaque handle, refused with BufferError
+    assert [row.name for row in report.results if row.status != PASSED] == ["dtype=opaque_handle"], str(report)
 
 
 # --------------------------------------------------------------------------- a producer that breaks one rule
@@ -516,8 +511,7 @@ def test_every_must_refuse_case_flags_a_consumer_that_accepts_it() -> None:
 
 
 def test_every_must_refuse_case_flags_a_refusal_that_is_not_a_buffer_error() -> None:
-    refused = [name for name, case in CASES.items() if case.kind == REFUSE and TypeError not in case.refusals
-               and name not in DLARRAY_CONSUMER_GAPS]  # those dlarray does not refuse yet
+    refused = [name for name, case in CASES.items() if case.kind == REFUSE and TypeError not in case.refusals]
     report = check_consumer(consumer_raising_runtime_errors, cases=refused)
     for name in refused:
         assert report[name].status == FAILED and "RuntimeError" in report[name].detail, str(report)
