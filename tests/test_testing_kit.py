@@ -21,10 +21,19 @@ import numpy as np
 import pytest
 
 import dlarray
-from dlarray.testing import CheckResult, Report, SyntheticProducer, check_consumer, check_producer, make_capsule, read_capsule
-from dlarray.testing._capsules import DeleterWatch, capsule_name, rename_capsule
-from dlarray.testing._consumer_checks import ACCEPT, CASES, OPTIONAL, REFUSE
 from dlarray._dlpack._structs import DLManagedTensor, DLManagedTensorVersioned, DLTensor
+from dlarray.testing import (
+    CheckResult,
+    Report,
+    SyntheticProducer,
+    check_consumer,
+    check_producer,
+    make_capsule,
+    read_capsule,
+)
+from dlarray.testing import _capsules as _kit_capsules
+from dlarray.testing._capsules import DeleterWatch, capsule_name, rename_capsule
+from dlarray.testing._consumer_checks import ACCEPT, CASES, REFUSE
 from dlarray.testing._report import CRASHED, FAILED, NOT_APPLICABLE, PASSED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,16 +64,11 @@ def test_dlarray_passes_its_own_consumer_checks() -> None:
 # --------------------------------------------------------------------------- a producer that breaks one rule
 _VERSIONED, _LEGACY = b"dltensor_versioned", b"dltensor"
 _FOREIGN_DELETER = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
-_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_capsule_new = ctypes.pythonapi["PyCapsule_New"]
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _DESTRUCTOR]
-_capsule_new.restype = ctypes.py_object
-_capsule_name = ctypes.pythonapi["PyCapsule_GetName"]
-_capsule_name.argtypes = [ctypes.c_void_p]
-_capsule_name.restype = ctypes.c_char_p
-_capsule_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
-_capsule_pointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_capsule_pointer.restype = ctypes.c_void_p
+# the kit's own bindings: PyCapsule_New with a ctypes destructor, PyCapsule_GetPointer by address
+_capsule_new, _capsule_pointer = _kit_capsules._new_capsule, _kit_capsules._raw_pointer
+_DESTRUCTOR = _kit_capsules._DESTRUCTOR
+_capsule_name = ctypes.pythonapi["PyCapsule_GetName"]  # by address: the destructor gets one
+_capsule_name.argtypes, _capsule_name.restype = [ctypes.c_void_p], ctypes.c_char_p
 _NAMES = {name: ctypes.create_string_buffer(name) for name in (_VERSIONED, _LEGACY)}
 _DELETER_AT = {_VERSIONED: DLManagedTensorVersioned.deleter.offset, _LEGACY: DLManagedTensor.deleter.offset}
 _TENSOR_AT = {_VERSIONED: DLManagedTensorVersioned.dl_tensor.offset, _LEGACY: 0}

@@ -208,7 +208,7 @@ def read_capsule(capsule: object) -> CapsuleView:
 
 def element_bytes(view: CapsuleView) -> list[bytes] | None:
     """The elements of a CPU tensor in C order, each as its bytes (None if not readable so)."""
-    code, bits, lanes = view.dtype
+    _code, bits, lanes = view.dtype
     strides = view.element_strides
     if view.shape is None or strides is None or bits % 8 or lanes != 1 or view.device[0] not in (1, 3, 13):
         return None

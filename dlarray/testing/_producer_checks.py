@@ -820,4 +820,4 @@ def _finish_watches(run: _Run, report: Report) -> None:
                                         "had its deleter run exactly once")
 
 
-__all__ = ["check_producer", "dtype_name", "producer_view", "ProducerView"]
+__all__ = ["ProducerView", "check_producer", "dtype_name", "producer_view"]
