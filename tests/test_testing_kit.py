@@ -683,3 +683,13 @@ def test_the_result_files_cover_every_check_of_the_kit() -> None:
             assert [r["name"] for r in record["producer"]["results"]] == [r.name for r in fresh.results], path.name
         if record["consumer"] is not None:
             assert [r["name"] for r in record["consumer"]["results"]] == list(CASES), path.name
+
+
+@pytest.mark.parametrize("module", ["_report", "_capsules", "_producer_checks", "_consumer_checks"])
+def test_the_docstring_examples_hold(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = doctest.testmod(importlib.import_module(f"dlarray.testing.{module}"),
+                            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert found.attempted and not found.failed

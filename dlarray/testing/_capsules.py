@@ -428,10 +428,10 @@ def make_capsule(
     Examples
     --------
     >>> import gc
-    >>> from dlarray.testing import make_capsule
+    >>> from dlarray.testing import make_capsule, read_capsule
     >>> made = make_capsule((2, 3), code=2, bits=32)
-    >>> made.capsule
-    <capsule object "dltensor_versioned" at ...>
+    >>> read_capsule(made.capsule).name
+    b'dltensor_versioned'
     >>> made.capsule = None; _ = gc.collect()
     >>> made.deleted
     1

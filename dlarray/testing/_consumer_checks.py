@@ -470,11 +470,11 @@ def check_consumer(
 
     Examples
     --------
-    >>> import numpy as np
+    >>> import dlarray
     >>> from dlarray.testing import check_consumer
-    >>> report = check_consumer(np.from_dlpack, cases=["versioned", "used", "dtype=bfloat"])
+    >>> report = check_consumer(dlarray.from_dlpack, cases=["versioned", "used", "dtype=opaque_handle"])
     >>> [(row.name, row.status) for row in report.results]
-    [('versioned', 'passed'), ('used', 'passed'), ('dtype=bfloat', 'not applicable')]
+    [('versioned', 'passed'), ('used', 'passed'), ('dtype=opaque_handle', 'not applicable')]
     """
     consumer = _resolve(from_dlpack) if isinstance(from_dlpack, str) else from_dlpack
     names = list(CASES) if cases is None else list(cases)

@@ -23,6 +23,7 @@ class CheckResult:
     detail: str = ""
 
     def __post_init__(self) -> None:
+        """Refuse a status that is not one of :data:`STATUSES` (ValueError)."""
         if self.status not in STATUSES:
             raise ValueError(f"unknown check status {self.status!r}; expected one of {STATUSES}")
 
@@ -94,4 +95,5 @@ class Report:
         return cls(data["subject"], [CheckResult(**row) for row in data["results"]])
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=1)
