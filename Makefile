@@ -1,21 +1,41 @@
-# Every target sets itself up: a virtual environment in .venv with the project and its test/docs
-# dependencies (torch pinned to the CPU build in pyproject's test extra).
+# Every target sets itself up in a virtual environment in .venv, installing only what it needs:
+# `make demo` the package and the frameworks the probe's table shows (the `demo` extra), the other
+# targets everything (tests, docs, benchmarks; torch pinned to its CPU build in the `demo` extra).
+# Each install leaves a stamp, so `make test` after `make demo` installs only the rest.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
+CONFORMANCE_STAMP := $(VENV)/.installed-conformance
+# pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
+PIP := $(PY) -m pip install --disable-pip-version-check
 
 .PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,docs,bench]'
-	touch $(STAMP)
+$(PY):
+	@echo "== creating $(VENV)"
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --upgrade pip
+
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	@echo "== installing dlarray and what the probe shows (numpy, torch CPU, jax, array-api-strict)"
+	$(PIP) -e '.[demo]'
+	touch $@
+
+$(STAMP): pyproject.toml | $(PY)
+	@echo "== installing dlarray with its test, docs and benchmark dependencies"
+	$(PIP) -e '.[test,docs,bench]'
+	touch $@ $(DEMO_STAMP)
+
+$(CONFORMANCE_STAMP): pyproject.toml | $(PY)
+	@echo "== installing dlarray and what the Array API test suite needs"
+	$(PIP) -e '.[conformance]'
+	touch $@
 
 setup: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) -m dlarray
 
 test: $(STAMP)
@@ -53,11 +73,11 @@ bench: $(STAMP)
 bench-cuda: $(STAMP)
 	$(PY) benchmarks/bench_cuda.py
 
-conformance: $(STAMP)
+conformance: $(CONFORMANCE_STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"
 	$(PY) conformance/run.py
 
-conformance-cuda: $(STAMP)
+conformance-cuda: $(CONFORMANCE_STAMP)
 	$(PY) conformance/run.py --device cuda:0
 
 clean:
