@@ -49,8 +49,9 @@ import contextlib, importlib.metadata, io, json
 from dlarray.__main__ import main, probe
 captured = io.StringIO()
 with contextlib.redirect_stdout(captured):
-    main()
-rows, notes = probe()
+    main([])
+result = probe()
+rows, notes = result.rows, result.notes
 versions = {}
 for name in ("numpy", "torch", "jax", "array-api-strict", "cupy-cuda12x"):
     try:
@@ -118,12 +119,11 @@ def _cell(text: str) -> str:
 def interop_table(page: Any) -> str:
     found = _probe()
     rows, notes = found["rows"], found["notes"]
-    # The probe's header says "-> dlarray" for the import and for the dlarray consumer alike.
     header = [rows[0][0], "into dlarray"] + [f"→ {c.removeprefix('-> ')}" for c in rows[0][2:]]
     lines = ['<div class="interop" markdown>', "",
              "| " + " | ".join(_cell(c) for c in header) + " |", "|" + " --- |" * len(header)]
     for row in rows[1:]:
-        cells = [f"**{row[0]}**", *("**COPY**" if c == "COPY" else _cell(c) for c in row[1:])]
+        cells = [f"**{row[0]}**", *(f"**{c}**" if c.startswith("COPY") else _cell(c) for c in row[1:])]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "</div>", ""]
     lines.extend(f"[{i}] `{_cell(note)}`  " for i, note in enumerate(notes, 1))
