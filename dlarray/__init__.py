@@ -4,8 +4,7 @@
 any other; the module itself is a complete Array API (2025.12) namespace.
 """
 
-from __future__ import annotations
-
+# (no ``from __future__ import annotations`` here: it would publish ``dlarray.annotations``)
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 

@@ -329,7 +329,9 @@ def run_probe(argv: Sequence[str]) -> int:
 
 
 # Subcommands: first word -> the module whose ``main(argv)`` runs it (imported only when used).
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {
+    "check": "dlarray.testing._cli",  # `python -m dlarray check LIBRARY`: the DLPack conformance kit
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -345,9 +347,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # `python -m dlarray check LIBRARY`: the DLPack conformance kit (dlarray/testing/_cli.py).
-    if sys.argv[1:2] == ["check"]:
-        from dlarray.testing._cli import main as check_main
-
-        raise SystemExit(check_main(sys.argv[2:]))
     raise SystemExit(main())

@@ -35,6 +35,7 @@ from ._dlpack import (
 from ._backend import HostBuffer
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
+from ._float_formats import decode, encode
 from ._storage import bits_dtype, bits_view, copy_bits, is_packed
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -592,13 +593,55 @@ class Array:
         for i in range(self.shape[0]):
             yield self[i]
 
+    def _printable(self) -> Any:
+        """The values as a host numpy array, for printing: bfloat16 and the float8/6/4 formats
+        decoded to float32 (exact). TypeError where they cannot be read on the host (another
+        device, packed sub-byte data)."""
+        if self._dtype.numpy_dtype is not None:
+            return self._host_native()
+        return decode(bits_view(self), self._dtype)
+
     def __repr__(self) -> str:
         try:
-            body = np.array2string(self._host_native(), separator=", ", prefix="Array(")
+            body = np.array2string(self._printable(), separator=", ", prefix="Array(")
         except TypeError:
             body = f"<{self.size} elements on {self._device}>"
+        # numpy's rule: an empty array shows its shape unless it is (0,)
+        shape = f", shape={self.shape}" if self.size == 0 and self.shape != (0,) else ""
         suffix = ", readonly=True" if self.readonly else ""
-        return f"Array({body}, dtype={self._dtype}, device={self._device}{suffix})"
+        return f"Array({body}{shape}, dtype={self._dtype}, device={self._device}{suffix})"
+
+    def __str__(self) -> str:
+        """The values alone, as numpy's ``str`` prints them (``[1. 2. 3.]``; a 0-d array: its value)."""
+        try:
+            values = self._printable()
+        except TypeError:
+            return repr(self)
+        return str(values[()]) if self.ndim == 0 else np.array2string(values)
+
+    def __format__(self, format_spec: str, /) -> str:
+        """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``."""
+        if self.ndim == 0:
+            return format(self._printable()[()].item(), format_spec)
+        if format_spec:
+            raise TypeError(
+                f"unsupported format string {format_spec!r} passed to Array.__format__: only a 0-d array "
+                f"takes one, this one has shape {self.shape}"
+            )
+        return str(self)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        """``round(x)``, ``round(x, n)`` of a 0-d real array: Python's round of its value
+        (``dlarray.round`` rounds arrays elementwise)."""
+        if self.ndim != 0:
+            raise TypeError(
+                f"round() takes a 0-d array, this one has shape {self.shape}: use dlarray.round(x) for "
+                f"arrays"
+            )
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"round() of a {self._dtype} value: complex numbers have no rounding")
+        value = self._printable()[()].item()
+        return round(value) if ndigits is None else round(value, ndigits)
 
     __hash__ = None  # type: ignore[assignment]
     # numpy's ndarray operators defer to ours (np_array + x gives an Array, computed zero-copy)
@@ -779,13 +822,51 @@ def _consumer_stream(device: Device, stream: Any) -> int | None:
     raise BufferError(f"stream must be None for an array on {device}, got {stream!r}")
 
 
-def _foreign_operand(value: Any) -> Array | None:
-    """A numpy array or numpy scalar operand as an Array (zero-copy for arrays); None otherwise."""
+def _foreign_operand(value: Any, array: Array) -> Any:
+    """The operand of ``array``'s operator that is neither an Array nor a Python scalar.
+
+    A numpy array or scalar becomes an Array (zero-copy for arrays), a subclass of a Python scalar
+    type that Python scalar; a list, tuple or range is converted as ``asarray`` converts it, on
+    ``array``'s device (``x == [1, 2, 3]`` compares elementwise, as in numpy). None (the operator
+    returns NotImplemented) for another array library's object, whose reflected method then
+    decides. TypeError for anything else: Python would answer ``x == None`` or ``x == "a"`` with a
+    bool, which is never what an array means.
+    """
     if isinstance(value, _ndarray):
         return wrap(value) if value.dtype in BY_NUMPY else None
     if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
         return wrap(_asarray(value))
-    return None
+    for scalar_type in _SCALAR_TYPES:  # a subclass (an IntEnum, ...) acts as its Python scalar
+        if isinstance(value, scalar_type):
+            return scalar_type(value)
+    if isinstance(value, (list, tuple, range)):
+        return wrap(_numeric(array, value))
+    if any(hasattr(value, name) for name in _ARRAY_PROTOCOLS):
+        return None
+    raise TypeError(
+        f"an Array operand must be an Array, a Python scalar, a numpy array or a (nested) list, tuple or "
+        f"range of scalars, not {type(value).__name__}"
+    )
+
+
+# What marks another array library's object (its own operators handle Arrays, or do not).
+_ARRAY_PROTOCOLS = ("__dlpack__", "__array_namespace__", "__array_ufunc__", "__array_interface__",
+                    "__cuda_array_interface__")
+
+
+def _numeric(array: Array, value: Any) -> Any:
+    """``value`` (a sequence, a numpy array, a buffer, a DLPack producer...) as a backend array on
+    ``array``'s device, as numpy/cupy convert it; TypeError unless its values are numbers or bools."""
+    try:
+        native = _backend.namespace_for(array).asarray(value)
+    except OverflowError:
+        raise OverflowError(f"an integer in {value!r} does not fit int64 or uint64") from None
+    if native.dtype.kind not in "biufc":
+        raise TypeError(
+            f"a value for an Array must be numbers: an Array, a Python scalar or what asarray accepts, not "
+            f"{type(value).__name__}"
+        )
+    return native
 
 
 def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
@@ -1185,17 +1266,25 @@ def raw_getitem(array: Array, key: Any) -> Array:
 
 
 def raw_setitem(array: Array, key: Any, value: Any) -> None:
-    """Assignment for arrays no backend computes with: copies the elements of an Array of the
-    same dtype (there is no conversion into these dtypes), on host memory."""
-    if type(value) is not Array or value._dtype is not array._dtype:
-        got = value._dtype if type(value) is Array else type(value).__name__
-        raise TypeError(
-            f"assigning into a {array._dtype} array needs an Array of that dtype (dlarray does not "
-            f"convert values to {array._dtype}), got {got}"
-        )
-    if value._device is not array._device:
+    """Assignment for arrays no backend computes with (bfloat16, float8...), on host memory: an
+    Array of the same dtype is copied bit for bit; any other value (an Array, a Python scalar,
+    what asarray accepts) is converted to the array's format, rounded to nearest even as
+    ``astype`` rounds."""
+    if type(value) is Array and value._device is not array._device:
         raise ValueError(f"value is on {value._device}, the array on {array._device}")
-    bits_view(array)[_native_key(array, key)] = bits_view(value)
+    _refuse_complex_into_real(array, value)
+    if type(value) is Array and value._dtype is array._dtype:
+        bits = bits_view(value)
+    else:
+        if type(value) is Array:
+            values = value._printable() if value._dtype.numpy_dtype is None else value._host_native()
+        else:
+            values = _numeric(array, value) if type(value) not in _SCALAR_TYPES else np.asarray(value)
+        bits = encode(np.asarray(values, dtype=np.float64), array._dtype)
+    try:
+        bits_view(array)[_native_key(array, key)] = bits
+    except (IndexError, OverflowError) as exc:
+        raise _index_error(array, key) or exc from None
 
 
 def getitem(array: Array, key: Any) -> Array:
@@ -1208,23 +1297,69 @@ def getitem(array: Array, key: Any) -> Array:
     kind = type(key)
     # the common keys skip the general conversion: a slice is always a view in numpy, and an
     # integer becomes one with a trailing ``...``
-    if kind is slice:
-        return wrap(native[key])
-    if kind is int:
-        return wrap(native[key, ...])
-    return wrap(native[_native_key(array, key)])
+    try:
+        if kind is slice:
+            return wrap(native[key])
+        if kind is int:
+            return wrap(native[key, ...])
+        return wrap(native[_native_key(array, key)])
+    except (IndexError, OverflowError) as exc:
+        raise _index_error(array, key) or exc from None
 
 
 def setitem(array: Array, key: Any, value: Any) -> None:
-    """Assign ``value`` (an Array or a Python scalar) into ``array[key]`` through the backend.
+    """Assign ``value`` into ``array[key]`` through the backend.
 
-    ``value`` broadcasts to the selection and is cast to the array's dtype; the array's dtype
-    and shape never change.
+    ``value`` is an Array, a Python scalar, or anything else numpy (cupy on CUDA) converts to
+    numbers as ``asarray`` does: a numpy array, a nested list, tuple or range, a buffer... It
+    broadcasts to the selection and is cast to the array's dtype; the array's dtype and shape
+    never change. A complex value into a real array is a TypeError (the imaginary part would be
+    lost).
     """
     if type(value) is Array:
         if value._device is not array._device:
             raise ValueError(f"value is on {value._device}, the array on {array._device}")
+        _refuse_complex_into_real(array, value)
         value = value._as_native()
-    elif type(value) not in (bool, int, float, complex):
-        raise TypeError(f"can only assign an Array or a Python scalar, not {type(value).__name__}")
-    array._as_native()[_native_key(array, key)] = value
+    elif type(value) not in (bool, int, float):
+        _refuse_complex_into_real(array, value)
+        if type(value) is not complex:
+            value = _numeric(array, value)
+    try:
+        array._as_native()[_native_key(array, key)] = value
+    except (IndexError, OverflowError) as exc:
+        raise _index_error(array, key) or exc from None
+
+
+def _refuse_complex_into_real(array: Array, value: Any) -> None:
+    """TypeError for a complex value (scalar or array) assigned into a real or integer array."""
+    if array._dtype.kind == "complex floating":
+        return
+    dtype = getattr(value, "dtype", None)
+    complex_array = dtype is not None and getattr(dtype, "kind", None) in ("c", "complex floating")
+    if isinstance(value, complex) or complex_array:
+        raise TypeError(
+            f"cannot assign a complex value into a {array._dtype} array: the imaginary part would be "
+            f"lost (assign its real part, or make the array complex)"
+        )
+
+
+_INDEX_LIMIT = 2**63  # numpy indices are C ssize_t
+
+
+def _index_error(array: Array, key: Any) -> IndexError | None:
+    """The IndexError for an integer of ``key`` too large for any axis (numpy reports it as an
+    invalid index type, or as an OverflowError); None if there is no such integer."""
+    items = _key_tuple(key)
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    axis = 0
+    for item in items:
+        if item is Ellipsis:
+            axis += array.ndim - consumed
+        elif item is not None:
+            if axis >= array.ndim:
+                return None  # too many indices: numpy's own error says so
+            if type(item) is int and not -_INDEX_LIMIT <= item < _INDEX_LIMIT:
+                return IndexError(f"index {item} is out of bounds for axis {axis} with size {array.shape[axis]}")
+            axis += 1
+    return None

@@ -191,7 +191,8 @@ def asarray(
         An Array; any DLPack producer; an object with ``__cuda_array_interface__`` (v2/v3, the
         device memory is never read) or ``__array_interface__`` (v3); a buffer-protocol object
         (``bytes`` gives a read-only uint8 array; ``bytearray``, ``array.array``, ``memoryview``
-        including strided ones); a Python scalar or a nested sequence (copied into a new buffer).
+        including strided ones); a Python scalar, a range or a nested list/tuple (copied into a
+        new buffer).
     dtype
         Data type of the result. A different dtype than the source's means a copy.
     device
@@ -223,7 +224,7 @@ def asarray(
     target_device = None if device is None else as_device(device)
     kind = type(obj)
     if target_device is None and DEFAULT_DEVICE is not CPU and (
-        kind in (bool, int, float, complex) or isinstance(obj, (list, tuple))
+        kind in (bool, int, float, complex) or isinstance(obj, (list, tuple, range))
     ):
         target_device = DEFAULT_DEVICE  # a new buffer goes to the default device
     if kind is Array:
@@ -234,7 +235,7 @@ def asarray(
         array = _interfaces.from_bytes(obj, _adopt)
     elif kind is bytearray or kind is memoryview:
         array = Array._from_tensor(*_interfaces.from_buffer(obj))
-    elif kind in (bool, int, float, complex) or isinstance(obj, (list, tuple)) or isinstance(obj, np.generic):
+    elif kind in (bool, int, float, complex) or isinstance(obj, (list, tuple, range, np.generic)):
         if copy is False:
             raise ValueError(f"a {kind.__name__} must be copied into a new buffer, and copy=False forbids it")
         return _from_python(obj, target_dtype, target_device)
@@ -268,6 +269,20 @@ def asarray(
 _DEFAULT_FOR_PYTHON = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
+def _integer_outside(obj: Any, limits: Any) -> Any:
+    """The first Python integer in ``obj`` (a scalar or nested sequence) outside ``limits`` (an
+    iinfo; None: outside both int64 and uint64), for the message; ``obj`` itself if none is found."""
+    low, high = (-(2**63), 2**64 - 1) if limits is None else (int(limits.min), int(limits.max))
+    pending = [obj]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
+        elif isinstance(item, int) and not isinstance(item, bool) and not low <= item <= high:
+            return item
+    return obj
+
+
 def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     """Copy a Python scalar or nested sequence into a new buffer (numpy builds it)."""
     if dtype is not None:
@@ -280,8 +295,13 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     try:
         native = np.array(obj, dtype=numpy_dtype)
     except OverflowError:
-        raise OverflowError(f"a Python integer in {obj!r} does not fit the array's dtype") from None
+        target = np.dtype("int64" if numpy_dtype is None else numpy_dtype)
+        value = _integer_outside(obj, np.iinfo(target) if target.kind in "iu" else None)
+        raise OverflowError(f"the Python integer {value} does not fit {target.name}") from None
     if native.dtype.kind not in "biufc":
+        too_large = _integer_outside(obj, None)
+        if too_large is not obj:
+            raise OverflowError(f"the Python integer {too_large} does not fit int64 or uint64") from None
         raise TypeError(f"cannot make an array of {native.dtype} from {type(obj).__name__}")
     array = wrap(native)
     if device is not None and device is not CPU:

@@ -4,8 +4,10 @@ Each operator is the namespace's function for it (which carries the standard's s
 ``x + y`` is :func:`dlarray.add`, ``y + x`` (reflected) is ``add(y, x)``. An in-place operator
 (``x += y``) whose function is one bare ufunc runs that ufunc into ``x``'s memory (``out=``), no
 temporary; one whose function carries fix-ups (``//=``, ``@=``) computes and copies back. An
-operand that is neither an Array nor a Python scalar (after numpy arrays and scalars are adopted)
-gives ``NotImplemented``, so that Python can try the other operand's reflected method.
+operand that is neither an Array nor a Python scalar goes through ``_array._foreign_operand``:
+numpy arrays and scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy
+does); another array library's object gives ``NotImplemented``, so that Python can try its
+reflected method; anything else is a TypeError (never Python's fallback bool for ``==``).
 
 This module sits above the spec modules it takes the functions from; the core (where ``Array``
 is defined) does not import it: ``dlarray/__init__.py`` loads it, so every Array has them.
@@ -55,17 +57,18 @@ UNARY: tuple[tuple[str, Callable[[Array], Array]], ...] = (
 )
 
 
-def _operand(other: Any) -> Any:
-    """``other`` as an operand (an Array or a Python scalar), or None for NotImplemented."""
+def _operand(self: Array, other: Any) -> Any:
+    """``other`` as an operand of ``self``'s operator (an Array or a Python scalar), or None for
+    NotImplemented."""
     if type(other) is Array or type(other) in _SCALAR_TYPES:
         return other
-    return _foreign_operand(other)
+    return _foreign_operand(other, self)
 
 
 def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
+            other = _foreign_operand(other, self)
             if other is None:
                 return NotImplemented
         return function(self, other)
@@ -76,7 +79,7 @@ def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
 def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
         if type(other) is not Array and type(other) not in _SCALAR_TYPES:
-            other = _foreign_operand(other)
+            other = _foreign_operand(other, self)
             if other is None:
                 return NotImplemented
         return function(other, self)
@@ -86,7 +89,7 @@ def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
 
 def _in_place(function: Callable[..., Array], ufunc: Any) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
-        other = _operand(other)
+        other = _operand(self, other)
         if other is None:
             return NotImplemented
         if ufunc is None:
@@ -97,7 +100,7 @@ def _in_place(function: Callable[..., Array], ufunc: Any) -> Callable[[Array, An
 
 
 def _in_place_power(self: Array, other: Any, /) -> Any:
-    other = _operand(other)
+    other = _operand(self, other)
     if other is None:
         return NotImplemented
     if (type(other) is int or type(other) is float) and other == 2 and self._dtype.kind == "real floating":

@@ -456,7 +456,8 @@ def test_unary_operators():
     assert_same(~xp.asarray([True, False]), np.array([False, True]))
 
 
-def test_operators_return_notimplemented_for_other_types():
+def test_operators_refuse_other_types():
+    # never Python's fallback bool for == and != (see test_array_as_numpy_users_expect.py)
     x = xp.asarray([1.0, 2.0])
     with pytest.raises(TypeError):
         x + "a"
@@ -464,9 +465,10 @@ def test_operators_return_notimplemented_for_other_types():
         "a" * x  # noqa: B018
     with pytest.raises(TypeError):
         x < None  # noqa: B015
-    assert (x == None) is False  # noqa: E711 - Python falls back to identity
-    assert (x != "a") is True
-    assert x.__add__([1.0]) is NotImplemented
+    with pytest.raises(TypeError):
+        x == None  # noqa: E711, B015
+    with pytest.raises(TypeError):
+        x != "a"  # noqa: B015
 
 
 INPLACE = [
