@@ -1,0 +1,142 @@
+"""conformance/run.py (``make conformance``): counts from the JSON report, results in an ignored
+folder unless recorded, the user's PYTHONPATH kept, one clear sentence when it cannot run.
+
+A stand-in suite (a conftest with the suite's options, and tests that look at their environment)
+checks the runner end to end in seconds; the official suite itself is run by ``make conformance``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytest.importorskip("pytest_jsonreport", reason="the conformance extra (pytest-json-report) is not installed")
+
+
+@pytest.fixture()
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("conformance_run", ROOT / "conformance" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "RECORDED", tmp_path / "results")
+    monkeypatch.setattr(module, "SCRATCH", tmp_path / "runs")
+    return module
+
+
+SUITE_CONFTEST = '''
+def pytest_addoption(parser):
+    parser.addoption("--max-examples", type=int)
+    parser.addoption("--disable-deadline", action="store_true")
+'''
+SUITE_TESTS = '''
+import os, dlarray
+
+def test_sees_this_checkout_first_and_the_users_path_after():
+    paths = os.environ["PYTHONPATH"].split(os.pathsep)
+    assert paths == [{root!r}, "/the/users/own/path"]
+    assert dlarray.__file__.startswith({root!r})
+    assert os.environ["ARRAY_API_TESTS_MODULE"] == "dlarray"
+
+def test_fails():
+    assert False
+
+def test_skipped():
+    import pytest
+    pytest.skip("the suite skips some")
+'''
+
+
+def _suite(tmp_path: Path) -> Path:
+    suite = tmp_path / "suite"
+    (suite / "array_api_tests").mkdir(parents=True)
+    (suite / "array-api" / "src").mkdir(parents=True)
+    (suite / "conftest.py").write_text(SUITE_CONFTEST)
+    (suite / "array_api_tests" / "test_stand_in.py").write_text(SUITE_TESTS.format(root=str(ROOT)))
+    return suite
+
+
+def test_a_run_counts_from_the_report_and_writes_to_the_ignored_folder(
+    runner: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_suite(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", "/the/users/own/path")
+    assert runner.main(["--max-examples", "3", "--workers", "0"]) == 1  # one test fails
+    written = (tmp_path / "runs" / "cpu-3.txt").read_text().splitlines()
+    assert written[0].startswith("array-api-tests 55fcc60 (spec 5f847a3), dlarray on cpu, --max-examples=3")
+    assert written[1] == "1 passed, 1 skipped, 1 failed, 0 errors"
+    assert written[2:] == ["FAILED array_api_tests/test_stand_in.py::test_fails"]
+    assert not (tmp_path / "results").exists()
+    assert "written to " in capsys.readouterr().out
+
+
+def test_record_writes_the_committed_results(runner: ModuleType, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_suite(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", "/the/users/own/path")
+    runner.main(["--max-examples", "3", "--workers", "0", "--record", "--", "-k", "not fails"])
+    lines = (tmp_path / "results" / "cpu-3.txt").read_text().splitlines()
+    assert lines[0].endswith("pytest arguments: -k not fails")
+    assert lines[1:] == ["1 passed, 1 skipped, 0 failed, 0 errors"]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_run_that_does_not_finish_writes_nothing(runner: ModuleType, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = _suite(tmp_path)
+    (suite / "conftest.py").write_text("raise RuntimeError('the suite cannot even be collected')\n")
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(suite))
+    assert runner.main(["--max-examples", "3", "--workers", "0"]) != 0
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
+
+
+def test_offline_clone_fails_with_one_sentence(runner: ModuleType, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARRAY_API_TESTS_DIR", raising=False)
+    monkeypatch.setattr(runner, "SUITE_REPOSITORY", str(tmp_path / "no-such-repository"))
+    monkeypatch.setattr(runner, "HERE", tmp_path)
+    with pytest.raises(SystemExit) as raised:
+        runner.suite_location()
+    message = str(raised.value.code)
+    assert message.startswith("could not clone the Array API test suite (")
+    assert "set ARRAY_API_TESTS_DIR" in message and "\n" not in message
+
+
+def test_missing_requirements_are_named(runner: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(runner.REQUIRED_MODULES, "no_such_module_here", "no-such-package")
+    with pytest.raises(SystemExit, match=r"needs no-such-package: run `make conformance`"):
+        runner.main(["--workers", "0"])
+
+
+def test_summary_comes_from_the_report_counts(runner: ModuleType) -> None:
+    report = {"summary": {"passed": 7, "failed": 1, "error": 2, "skipped": 3, "xfailed": 1, "total": 14},
+              "tests": [{"nodeid": "a::b", "outcome": "failed"}, {"nodeid": "c::d", "outcome": "error"},
+                        {"nodeid": "e::f", "outcome": "passed"}]}
+    assert runner.summary_of(json.loads(json.dumps(report))) == (
+        "7 passed, 3 skipped, 1 failed, 2 errors, 1 xfailed", ["FAILED a::b", "ERROR c::d"])
+
+
+def test_runs_land_in_an_ignored_folder() -> None:
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "conformance/.runs/cpu-5.txt"])
+    if ignored.returncode == 128:
+        pytest.skip("not a git checkout")
+    assert ignored.returncode == 0
+
+
+def test_the_conformance_extra_declares_what_the_runner_needs() -> None:
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["conformance"]
+    names = {requirement.split(">")[0].split("=")[0].strip() for requirement in extra}
+    spec = importlib.util.spec_from_file_location("conformance_run_modules", ROOT / "conformance" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(module.REQUIRED_MODULES.values()) <= names
+    assert sys.version_info >= (3, 11)
