@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 CONFORMANCE_STAMP := $(VENV)/.installed-conformance
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
+# e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
+CONFORMANCE_ARGS ?=
 
 .PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
 
@@ -75,10 +77,10 @@ bench-cuda: $(STAMP)
 
 conformance: $(CONFORMANCE_STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"
-	$(PY) conformance/run.py
+	$(PY) conformance/run.py $(CONFORMANCE_ARGS)
 
 conformance-cuda: $(CONFORMANCE_STAMP)
-	$(PY) conformance/run.py --device cuda:0
+	$(PY) conformance/run.py --device cuda:0 $(CONFORMANCE_ARGS)
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis
