@@ -1283,8 +1283,9 @@ def raw_setitem(array: Array, key: Any, value: Any) -> None:
         bits = encode(np.asarray(values, dtype=np.float64), array._dtype)
     try:
         bits_view(array)[_native_key(array, key)] = bits
-    except (IndexError, OverflowError) as exc:
-        raise _index_error(array, key) or exc from None
+    except (IndexError, OverflowError):
+        _refuse_index_beyond_64_bits(array, key)
+        raise
 
 
 def getitem(array: Array, key: Any) -> Array:
@@ -1303,8 +1304,9 @@ def getitem(array: Array, key: Any) -> Array:
         if kind is int:
             return wrap(native[key, ...])
         return wrap(native[_native_key(array, key)])
-    except (IndexError, OverflowError) as exc:
-        raise _index_error(array, key) or exc from None
+    except (IndexError, OverflowError):
+        _refuse_index_beyond_64_bits(array, key)
+        raise
 
 
 def setitem(array: Array, key: Any, value: Any) -> None:
@@ -1327,8 +1329,9 @@ def setitem(array: Array, key: Any, value: Any) -> None:
             value = _numeric(array, value)
     try:
         array._as_native()[_native_key(array, key)] = value
-    except (IndexError, OverflowError) as exc:
-        raise _index_error(array, key) or exc from None
+    except (IndexError, OverflowError):
+        _refuse_index_beyond_64_bits(array, key)
+        raise
 
 
 def _refuse_complex_into_real(array: Array, value: Any) -> None:
@@ -1347,9 +1350,9 @@ def _refuse_complex_into_real(array: Array, value: Any) -> None:
 _INDEX_LIMIT = 2**63  # numpy indices are C ssize_t
 
 
-def _index_error(array: Array, key: Any) -> IndexError | None:
-    """The IndexError for an integer of ``key`` too large for any axis (numpy reports it as an
-    invalid index type, or as an OverflowError); None if there is no such integer."""
+def _refuse_index_beyond_64_bits(array: Array, key: Any) -> None:
+    """IndexError (out of bounds) for an integer of ``key`` beyond 64 bits, which numpy reports as
+    an invalid index type or an OverflowError; nothing if there is none (numpy's error stands)."""
     items = _key_tuple(key)
     consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
     axis = 0
@@ -1358,8 +1361,7 @@ def _index_error(array: Array, key: Any) -> IndexError | None:
             axis += array.ndim - consumed
         elif item is not None:
             if axis >= array.ndim:
-                return None  # too many indices: numpy's own error says so
+                return  # too many indices: numpy's own error says so
             if type(item) is int and not -_INDEX_LIMIT <= item < _INDEX_LIMIT:
-                return IndexError(f"index {item} is out of bounds for axis {axis} with size {array.shape[axis]}")
+                raise IndexError(f"index {item} is out of bounds for axis {axis} with size {array.shape[axis]}") from None
             axis += 1
-    return None
