@@ -83,14 +83,27 @@ def aligned_float32(count: int) -> np.ndarray:
     return values
 
 
+def aligned_bytearray(size: int) -> bytearray:
+    """A zeroed bytearray of ``size`` bytes whose data is ALIGNMENT-aligned.
+
+    Deleting a bytearray's first bytes moves its start within the same allocation (CPython keeps
+    the offset), and trimming less than half of it does not reallocate: over-allocate, then cut.
+    """
+    buffer = bytearray(size + ALIGNMENT)
+    del buffer[: -_buffer_pointer(buffer) % ALIGNMENT]
+    del buffer[size:]
+    return buffer
+
+
 def _aligned_python_buffer(make: Callable[[], Any], pointer: Pointer) -> Any:
-    """A bytes/bytearray/array.array whose data is ALIGNMENT-aligned.
+    """A bytes/array.array whose data is ALIGNMENT-aligned.
 
     Python places their data where its allocator chooses (16-byte steps): allocate until one
-    lands on the boundary, keeping the misses alive meanwhile so that each try gets a new address.
+    lands on the boundary, keeping the misses alive meanwhile so that each try gets a new address
+    (a heap where many free blocks of that size share one offset needs many tries).
     """
     misses = []
-    for _ in range(256):
+    for _ in range(4096):
         candidate = make()
         if pointer(candidate) % ALIGNMENT == 0:
             return candidate
@@ -128,13 +141,11 @@ def _producers() -> list[Producer]:
 
     def memoryview_at_offset() -> memoryview:
         # a view that does not start at its buffer's start (64 bytes in, so still aligned)
-        whole = _aligned_python_buffer(lambda: bytearray(4096 + ALIGNMENT), _buffer_pointer)
-        return memoryview(whole)[ALIGNMENT:]
+        return memoryview(aligned_bytearray(4096 + ALIGNMENT))[ALIGNMENT:]
 
     found += [
         Producer("bytes", lambda: _aligned_python_buffer(lambda: bytes(4096), _buffer_pointer), _buffer_pointer),
-        Producer("bytearray", lambda: _aligned_python_buffer(lambda: bytearray(4096), _buffer_pointer),
-                 _buffer_pointer),
+        Producer("bytearray", lambda: aligned_bytearray(4096), _buffer_pointer),
         Producer("array.array", lambda: _aligned_python_buffer(lambda: array.array("f", _FLOAT32_BYTES),
                                                                lambda a: a.buffer_info()[0]),
                  lambda a: a.buffer_info()[0]),

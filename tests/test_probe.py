@@ -11,7 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from dlarray.__main__ import ALIGNMENT, IMPORT, Producer, _numpy_pointer, aligned_float32, main, probe
+from dlarray.__main__ import (
+    ALIGNMENT, IMPORT, Producer, _numpy_pointer, aligned_bytearray, aligned_float32, main, probe,
+)
 
 CPU_PRODUCERS = ("numpy", "torch", "jax", "array-api-strict", "bytes", "bytearray", "array.array", "memoryview")
 
@@ -38,9 +40,13 @@ def test_probe_table_zero_copy_where_promised() -> None:
 
 def test_probe_buffers_are_aligned_so_jax_keeps_them() -> None:
     # jax copies a CPU buffer off a 64-byte boundary: the probe's own buffers are all on one
-    table = _table(probe().rows)
-    for producer in ("numpy", "torch", "jax", "array-api-strict", "bytearray", "array.array", "memoryview"):
-        assert table[producer]["-> jax"] == "zero-copy", producer
+    result = probe()
+    table = _table(result.rows)
+    # (jax's and bytes' own buffers are read-only: refused to jax's legacy request, see below)
+    for producer in ("numpy", "torch", "array-api-strict", "bytearray", "array.array", "memoryview"):
+        assert table[producer]["-> jax"] == "zero-copy", (producer, result.notes)
+    buffer = aligned_bytearray(100)
+    assert len(buffer) == 100 and np.frombuffer(buffer, np.uint8).ctypes.data % ALIGNMENT == 0
     assert aligned_float32(1024).ctypes.data % ALIGNMENT == 0
     assert np.array_equal(aligned_float32(5), np.arange(5, dtype=np.float32))
 
@@ -65,10 +71,11 @@ def test_every_copy_and_refusal_has_a_footnote() -> None:
         assert (cell["note"] is None) == (cell["verdict"] == "zero-copy"), cell
 
 
-def test_refusal_footnote_gives_the_exception_and_its_reason() -> None:
-    # bytes are read-only; jax asks for a legacy capsule, which cannot say read-only
-    result = probe(producers=["bytes"], consumers=["jax"])
-    cell = _table(result.rows)["bytes"]["-> jax"]
+@pytest.mark.parametrize("producer", ["bytes", "jax"])
+def test_refusal_footnote_gives_the_exception_and_its_reason(producer: str) -> None:
+    # bytes and jax arrays are read-only; jax asks for a legacy capsule, which cannot say read-only
+    result = probe(producers=[producer], consumers=["jax"])
+    cell = _table(result.rows)[producer]["-> jax"]
     assert cell == "refused [1]"
     assert result.notes[0].startswith("BufferError: ") and "read-only" in result.notes[0]
 
