@@ -693,3 +693,11 @@ def test_the_docstring_examples_hold(module: str) -> None:
     found = doctest.testmod(importlib.import_module(f"dlarray.testing.{module}"),
                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert found.attempted and not found.failed
+
+
+def test_check_command_takes_a_from_dlpack_function_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    from dlarray.testing._cli import main
+
+    # what dlarray.from_dlpack returns for a numpy array is checked as a producer: it conforms
+    assert main(["dlarray:from_dlpack", "--producer-only"]) == 0
+    assert "dlarray:from_dlpack producer:" in capsys.readouterr().out

@@ -350,7 +350,10 @@ def _work(consumer: Callable[[Any], Any], names: Iterable[str], fd: int) -> None
 def _spawn(spec: str | None, consumer: Callable[[Any], Any], names: list[str]) -> tuple[Any, int]:
     read_fd, write_fd = os.pipe()
     if spec is not None:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        # the child imports what this process imports: its PYTHONPATH first (a sitecustomize
+        # there still applies), then this process's sys.path (e.g. a test folder pytest added)
+        inherited = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(p for p in inherited + sys.path if p)))
         process = subprocess.Popen(
             [sys.executable, "-m", "dlarray.testing._consumer_checks", spec, str(write_fd), *names],
             pass_fds=(write_fd,), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
