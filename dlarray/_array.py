@@ -41,6 +41,7 @@ from ._storage import bits_dtype, bits_view, copy_bits, is_packed
 _SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
+_LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
 _asarray = np.asarray
 
@@ -63,9 +64,10 @@ class Array:
         "_dtype",
         "_device",
         "_flags",  # DLPack flags (READ_ONLY, IS_SUBBYTE_TYPE_PADDED)
-        "_stream",  # CUDA only, set where not 1: the DLPack stream the data is ordered on
+        "_stream",  # the DLPack stream the data is ordered on (CUDA; 1, the legacy default, elsewhere)
         "__weakref__",
     )
+    # Every slot is set by _new, the one constructor: a new field is added there and nowhere else.
     _native: Any
     _owner: Any
     _data: int | None
@@ -75,6 +77,7 @@ class Array:
     _dtype: DType
     _device: Device
     _flags: int
+    _stream: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -219,21 +222,16 @@ class Array:
         if self._data is None:
             self._fill_metadata()
 
-    def _view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> Array:
-        """A view with new geometry over the same buffer and owner (metadata-only path)."""
-        view = object.__new__(Array)
-        view._native = None
-        view._owner = self._owner
-        view._data = self._data
-        view._offset = offset
-        view._shape = shape
-        view._strides = strides
-        view._dtype = self._dtype
-        view._device = device = self._device
-        view._flags = self._flags
-        if device is not CPU and hasattr(self, "_stream"):
-            view._stream = self._stream
-        return view
+    def _view(
+        self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType | None = None,
+    ) -> Array:
+        """A view with new geometry over the same buffer and owner (metadata-only path).
+
+        ``dtype``: another element type of the same width to label the elements with (the
+        unsigned carrier through which dtypes numpy lacks are copied); default this array's.
+        """
+        return _new(None, self._owner, self._data, offset, shape, strides, dtype or self._dtype,
+                    self._device, self._flags, self._stream)
 
     # ---------------------------------------------------------------- DLPack
     @property
@@ -712,12 +710,8 @@ class Array:
         if type(native) is _ndarray and type(key) is slice:
             # The commonest index, inline: a slice of a numpy-backed array is a numpy view, on
             # this array's device (pinned host memory stays pinned), owned through its base.
-            view = _new_array(Array)
-            view._native = view._owner = native[key]
-            view._data = None  # the metadata is read from the view when asked for
-            view._dtype = self._dtype
-            view._device = self._device
-            return view
+            view = native[key]  # its metadata is read from it when asked for
+            return _new(view, view, None, 0, (), (), self._dtype, self._device, 0, self._stream)
         if native is not None or self._computable():
             return getitem(self, key)
         return raw_getitem(self, key)
@@ -745,19 +739,37 @@ def _adopt(
     The import hot path: the core's ``import_with`` calls it with the fields it has just read, so
     no tuple is built between reading a struct and filling the Array's slots.
     """
+    try:
+        device = _DEVICE_CACHE[device_type, device_id]
+    except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
+        device = device_of(device_type, device_id)
+    return _new(None, owner, data, byte_offset, shape, strides, _DTYPE_BY_CODE[dtype_code, dtype_bits],
+                device, flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+
+
+def _new(
+    native: Any, owner: Any, data: int | None, byte_offset: int, shape: tuple[int, ...],
+    strides: tuple[int, ...], dtype: DType, device: Device, flags: int, stream: int,
+) -> Array:
+    """The one constructor of Arrays: every slot is set here.
+
+    ``native`` is the backend array over the memory (None until a computation asks for one);
+    ``owner`` keeps the memory alive. ``data`` None means that pointer, offset, shape, strides and
+    flags are read from ``native`` when first asked for (backend results): the values passed for
+    them are placeholders. ``stream`` is the DLPack stream the data is ordered on (CUDA), 1 (the
+    legacy default stream) for data nothing is pending on.
+    """
     self = _new_array(Array)
-    self._native = None
+    self._native = native
     self._owner = owner
     self._data = data
     self._offset = byte_offset
     self._shape = shape
     self._strides = strides
-    self._dtype = _DTYPE_BY_CODE[dtype_code, dtype_bits]
-    try:
-        self._device = _DEVICE_CACHE[device_type, device_id]
-    except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
-        self._device = device_of(device_type, device_id)
-    self._flags = flags & _KEPT_FLAGS
+    self._dtype = dtype
+    self._device = device
+    self._flags = flags
+    self._stream = stream
     return self
 
 
@@ -770,32 +782,20 @@ def wrap(native: Any) -> Array:
             return _wrap_cuda(native)
         else:
             native = _asarray(native)
-    array = object.__new__(Array)
-    array._native = native
-    array._owner = native
-    array._data = None
-    array._dtype = BY_NUMPY[native.dtype]
     base = native.base
     if type(base) is _ndarray:  # numpy stops collapsing a view's base at the host view
         base = base.base
     # a view of pinned/managed host memory stays on that device; new memory is the CPU's
-    array._device = base.device if type(base) is HostBuffer else CPU
-    return array
+    device = base.device if type(base) is HostBuffer else CPU
+    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, _LEGACY_DEFAULT_STREAM)
 
 
 def _wrap_cuda(native: Any) -> Array:
-    array = object.__new__(Array)
-    array._native = native
-    array._owner = native
-    array._data = None
-    array._dtype = BY_NUMPY[native.dtype]
     device_id = native.device.id
-    array._device = device_of(DLDeviceType.CUDA, device_id)
     # cupy queued the work that makes this result on its current stream
     stream = _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
-    if stream != _cuda.LEGACY_DEFAULT_STREAM:
-        array._stream = stream
-    return array
+    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device_of(DLDeviceType.CUDA, device_id),
+                0, stream)
 
 
 # Devices whose consumers pass CUDA streams to __dlpack__ (pinned host memory: values checked,
@@ -1027,22 +1027,15 @@ def _bits_carrier(array: Array, purpose: str) -> Array:
     array._ensure_metadata()
     if is_packed(array):
         raise _backend.BackendUnavailable(f"{purpose} packed {array._dtype} data on {array._device} is not supported")
-    carrier = array._view(array._offset, array._shape, array._strides)
-    carrier._dtype = BY_NUMPY[bits_dtype(array._dtype)]
-    return carrier
+    return array._view(array._offset, array._shape, array._strides, BY_NUMPY[bits_dtype(array._dtype)])
 
 
 def _relabelled(bits: Array, like: Array) -> Array:
     """The backend result ``bits`` (a copy of a :func:`_bits_carrier`) as an Array of ``like``'s
     dtype and sub-byte padding over the same memory, on its device and stream."""
     bits._ensure_metadata()
-    dtype, device = like._dtype, bits._device
-    info = TensorInfo(bits._data, 0, bits._shape, bits._strides, dtype.code, dtype.bits, int(device.type),
-                      device.id, like._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None)
-    result = Array._from_tensor(info, bits._owner)
-    if hasattr(bits, "_stream"):
-        result._stream = bits._stream
-    return result
+    return _new(None, bits._owner, bits._data, 0, bits._shape, bits._strides, like._dtype, bits._device,
+                like._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, bits._stream)
 
 
 # The reconstructor every pickled Array names: pickles store its qualified name

@@ -133,7 +133,7 @@ def import_cupy(purpose: str) -> Any:
 
 def stream_of(array: Array) -> int:
     """The DLPack stream integer ``array``'s data is ordered on (1, the legacy default, if unset)."""
-    return getattr(array, "_stream", _cuda.LEGACY_DEFAULT_STREAM)
+    return array._stream
 
 
 def cuda_view(array: Array) -> Any:

@@ -163,16 +163,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
 
 def _from_numpy(native: np.ndarray) -> Array:
     """Adopt a numpy array (our own backend type) without a capsule: same memory, same owner."""
-    dtype = from_numpy_dtype(native.dtype)
+    from_numpy_dtype(native.dtype)  # refuses what dlarray cannot describe (byte order, kind)
     itemsize = native.itemsize
     if any(s % itemsize for s in native.strides):
         raise BufferError(
             f"numpy array strides {native.strides} are not multiples of its itemsize {itemsize}; "
             f"DLPack counts strides in elements"
         )
-    array = wrap(native)
-    array._dtype = dtype
-    return array
+    return wrap(native)
 
 
 def asarray(
