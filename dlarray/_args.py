@@ -14,13 +14,13 @@ import numpy as np
 from numpy.exceptions import AxisError
 
 from ._array import Array, from_bits, wrap
-from ._backend import namespace_for
+from ._backend import BY_DEVICE, BackendUnavailable
 from ._dtypes import INTEGER_KINDS
 from ._storage import bits_view
 
 __all__ = [
     "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "index_result", "normalize_axes",
-    "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of",
+    "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of", "backend_function",
 ]
 
 Axis = int | tuple[int, ...] | None
@@ -45,7 +45,7 @@ def backend_array(x: Any, name: str) -> Any:
 
 def xp_of(x: Array) -> Any:
     """The compute namespace of ``x``'s device: numpy, or cupy for arrays on a CUDA device."""
-    return namespace_for(x)
+    return BY_DEVICE[x._device].xp
 
 
 def source_of(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
@@ -60,7 +60,7 @@ def source_of(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
     dtype = x._dtype
     if dtype.numpy_dtype is None:
         return bits_view(x), lambda raw: from_bits(raw, dtype), np
-    return x._as_native(), wrap, namespace_for(x)
+    return x._as_native(), wrap, BY_DEVICE[x._device].xp
 
 
 def same_device(name: str, first: Array, *others: Any) -> None:
@@ -140,3 +140,27 @@ def index_result(result: Any) -> Array:
     elif result.dtype != _INT64:
         result = result.astype(_INT64)
     return wrap(result)
+
+
+def backend_function(x: Array, path: str) -> Any:
+    """The function ``xp.<path>`` (e.g. ``"linalg.inv"``) of ``x``'s backend.
+
+    BackendUnavailable (a TypeError) naming the backend where it has no such function, rather
+    than an AttributeError from deep inside.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import backend_function
+    >>> backend_function(dlarray.ones(1), "linalg.inv").__name__
+    'inv'
+    """
+    if type(x) is not Array:
+        raise TypeError(f"{path.rpartition('.')[2]}() expects an Array, got {type(x).__name__}")
+    backend = BY_DEVICE[x._device]
+    found: Any = backend.xp
+    for part in path.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            raise BackendUnavailable(f"{path} is not available for arrays on {x._device}: {backend.name} has no {path}")
+    return found

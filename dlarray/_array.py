@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from . import _backend, _cuda, _dtypes
+from . import _cuda, _dtypes
 from ._devices import _cache as _DEVICE_CACHE
 from ._devices import CPU, Device, as_device, device_of, int_pair
 from ._dlpack import (
@@ -32,7 +32,7 @@ from ._dlpack import (
     contiguous_strides,
     retarget_capsule,
 )
-from ._backend import HostBuffer
+from ._backend import BY_DEVICE, BY_NATIVE_TYPE as _BY_NATIVE_TYPE, BackendUnavailable, backend_of_native, host_view, opaque_host_view
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
@@ -43,6 +43,7 @@ _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
+_HOST = BY_DEVICE[CPU]
 _asarray = np.asarray
 
 
@@ -93,13 +94,7 @@ class Array:
     def _fill_metadata(self) -> None:
         """Read pointer, shape, strides and read-only from the backend array (results only)."""
         native = self._native
-        if type(native) is _ndarray:
-            interface = native.__array_interface__
-            self._data = interface["data"][0]
-            self._flags = 0 if native.flags.writeable else FLAG_READ_ONLY
-        else:  # cupy
-            self._data = native.data.ptr
-            self._flags = 0
+        self._data, self._flags = BY_DEVICE[self._device].describe(native)
         self._offset = 0
         self._shape = native.shape
         itemsize = native.itemsize
@@ -197,12 +192,11 @@ class Array:
         """Whether a backend can compute with this array (device has one, dtype is known to it)."""
         if self._dtype.numpy_dtype is None:
             return False
-        kind = self._device.type
-        if kind == DLDeviceType.CPU:
+        if self._device is CPU:
             return True
         try:
-            _backend.native_of(self)
-        except _backend.BackendUnavailable:
+            self._as_native()
+        except BackendUnavailable:
             return False
         return True
 
@@ -210,7 +204,7 @@ class Array:
         """The backend array over this Array's memory; BackendUnavailable if there is none."""
         native = self._native
         if native is None:
-            native = _backend.native_of(self)
+            native = self._native = BY_DEVICE[self._device].view(self)
         return native
 
     def _flags_now(self) -> int:
@@ -242,7 +236,7 @@ class Array:
         (the legacy default stream) for imported data, which DLPack's ``stream=None`` means on
         CUDA; cupy's stream for results cupy computed on another one.
         """
-        if self._device.type not in (DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED):
+        if not BY_DEVICE[self._device].orders_streams:
             raise AttributeError(f"__cuda_array_interface__ is only defined for CUDA arrays, not on {self._device}")
         numpy_dtype = self._dtype.numpy_dtype
         if numpy_dtype is None:
@@ -256,7 +250,7 @@ class Array:
             "typestr": numpy_dtype.str,
             "data": (self._data + self._offset, self.readonly),  # type: ignore[operator]
             "strides": None if contiguous else tuple(s * itemsize for s in self._strides),
-            "stream": _backend.stream_of(self),
+            "stream": self._stream,
         }
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
@@ -320,7 +314,7 @@ class Array:
         <capsule object "dltensor_versioned" at ...>
         """
         native = self._native
-        if (type(native) is _ndarray and stream is None and dl_device is None
+        if (native is not None and stream is None and dl_device is None
                 and (copy is None or copy is False) and type(max_version) is tuple and len(max_version) == 2
                 and type(max_version[0]) is int and type(max_version[1]) is int
                 and max_version[0] >= 1 and max_version[1] >= 0
@@ -333,9 +327,10 @@ class Array:
         if copy is not None and copy is not True and copy is not False:
             copy = copy_argument(copy)
         device = self._device
+        backend = BY_DEVICE[device]
         consumer_stream = None
-        if stream is not None or device.type in _STREAM_DEVICES:
-            consumer_stream = _consumer_stream(device, stream)
+        if stream is not None or backend.orders_streams:
+            consumer_stream = backend.consumer_stream(device, stream)
         source = self
         copied = False  # a copy made here, to another device
         if dl_device is not None:
@@ -347,7 +342,7 @@ class Array:
                     )
                 try:
                     source = self.to_device(target)
-                except _backend.BackendUnavailable as exc:
+                except BackendUnavailable as exc:
                     raise BufferError(f"cannot export to {target}: {exc}") from None
                 copied = True
         copy_now = bool(copy) and not copied
@@ -360,9 +355,9 @@ class Array:
             source = source._copy()
             copied = True
         source_device = source._device
-        if consumer_stream is not None and source_device.type in _STREAM_DEVICES:
+        if consumer_stream is not None and BY_DEVICE[source_device].orders_streams:
             # the consumer's stream must see the data as the producer's stream leaves it
-            _cuda.order(_backend.stream_of(source), consumer_stream, source_device.id)
+            _cuda.order(source._stream, consumer_stream, source_device.id)
         return source._export(versioned, FLAG_IS_COPIED if copied else 0)
 
     def _export(self, versioned: bool, set_flags: int = 0) -> Any:
@@ -376,10 +371,10 @@ class Array:
         # numpy describes a CPU array of its own dtypes exactly; anything else gets retargeted
         exact = self._device is CPU and self._dtype.numpy_dtype is not None
         if exact:
-            view = self._native if type(self._native) is _ndarray else self._as_native()
+            view = self._as_native()  # a CPU array's native is numpy's
         else:
             self._ensure_metadata()
-            view = _backend.opaque_host_view(self)
+            view = opaque_host_view(self)
         capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
         if not exact or set_flags:
             self._ensure_metadata()
@@ -407,9 +402,9 @@ class Array:
         """numpy conversion: a zero-copy view for host memory (read-only stays read-only)."""
         try:
             native = self._as_native()
-        except _backend.BackendUnavailable as exc:
+        except BackendUnavailable as exc:
             raise TypeError(f"cannot convert to a numpy array: {exc}") from None
-        if type(native) is not _ndarray:
+        if not BY_DEVICE[self._device].host_native:
             raise TypeError(
                 f"an array on {self._device} is not converted to numpy implicitly; copy it "
                 f"with x.to_device('cpu') first"
@@ -454,9 +449,9 @@ class Array:
         self._ensure_metadata()
         dtype = self._dtype
         if dtype.numpy_dtype is not None:
-            return wrap(_backend.move(self, target, stream))
+            return wrap(BY_DEVICE[self._device].move(self, target, stream))
         # dtypes numpy and cupy lack travel as unsigned integers of their width
-        return _relabelled(wrap(_backend.move(_bits_carrier(self, "copying"), target, stream)), self)
+        return _relabelled(wrap(BY_DEVICE[self._device].move(_bits_carrier(self, "copying"), target, stream)), self)
 
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
@@ -557,11 +552,10 @@ class Array:
         value = self._host_native().item()
         return kind(value)
 
-    def _host_native(self) -> Any:
-        native = self._as_native()
-        if type(native) is not _ndarray:
-            raise TypeError(f"reading a value of an array on {self._device} needs a copy to host: use to_device('cpu')")
-        return native
+    def _host_native(self) -> np.ndarray:
+        """The values, readable by the host: the numpy view itself, or (CUDA) a copy made after
+        the work on the array's stream, as cupy and torch read values for bool(), int(), repr()."""
+        return BY_DEVICE[self._device].to_host(self._as_native())
 
     def __bool__(self) -> bool:
         return self._scalar(bool)
@@ -650,7 +644,7 @@ class Array:
     # class by ``dlarray._operators`` from one table, once the spec modules that compute them are
     # loaded: the core does not import them. The helpers below are what in-place operators share.
 
-    def _in_place_ufunc(self, ufunc: Any, other: Any) -> Array:
+    def _in_place_ufunc(self, ufunc: str, other: Any) -> Array:
         """``x op= y`` for an operator whose elementwise function is one bare ufunc call (no
         special-case fix-ups): computed straight into this array's memory, no temporary.
 
@@ -666,7 +660,7 @@ class Array:
             if other._device is not self._device:
                 raise ValueError(f"arrays are on different devices: {self._device} and {other._device}")
             other = other._as_native()
-        ufunc(native, other, out=native)
+        getattr(BY_DEVICE[self._device].xp, ufunc)(native, other, out=native)
         return self
 
     def _in_place(self, func: Any, other: Any) -> Array:
@@ -691,7 +685,7 @@ class Array:
             native[...] = result._as_native()
         else:
             try:
-                np.copyto(native, result._as_native(), casting="same_kind")
+                BY_DEVICE[self._device].xp.copyto(native, result._as_native(), casting="same_kind")
             except TypeError:
                 raise TypeError(
                     f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
@@ -707,7 +701,7 @@ class Array:
         (bfloat16, float8...) are indexed too: views by metadata, selections through their bytes.
         """
         native = self._native
-        if type(native) is _ndarray and type(key) is slice:
+        if native is not None and type(key) is slice and self._device is CPU:
             # The commonest index, inline: a slice of a numpy-backed array is a numpy view, on
             # this array's device (pinned host memory stays pinned), owned through its base.
             view = native[key]  # its metadata is read from it when asked for
@@ -774,52 +768,19 @@ def _new(
 
 
 def wrap(native: Any) -> Array:
-    """An Array that owns a backend result (numpy array or scalar, or cupy array)."""
-    if type(native) is not _ndarray:
-        if isinstance(native, np.generic):
-            native = _asarray(native)
-        elif not isinstance(native, np.ndarray) and hasattr(native, "__cuda_array_interface__"):
-            return _wrap_cuda(native)
-        else:
-            native = _asarray(native)
-    base = native.base
-    if type(base) is _ndarray:  # numpy stops collapsing a view's base at the host view
-        base = base.base
-    # a view of pinned/managed host memory stays on that device; new memory is the CPU's
-    device = base.device if type(base) is HostBuffer else CPU
-    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, _LEGACY_DEFAULT_STREAM)
+    """An Array that owns a backend result (a numpy array or scalar, or a cupy array).
 
-
-def _wrap_cuda(native: Any) -> Array:
-    device_id = native.device.id
-    # cupy queued the work that makes this result on its current stream
-    stream = _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
-    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device_of(DLDeviceType.CUDA, device_id),
-                0, stream)
-
-
-# Devices whose consumers pass CUDA streams to __dlpack__ (pinned host memory: values checked,
-# nothing to order, numpy's work on it is synchronous).
-_STREAM_DEVICES = frozenset({DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED})
-_CUDA_STREAM_RULES = _STREAM_DEVICES | {DLDeviceType.CUDA_HOST}
-
-
-def _consumer_stream(device: Device, stream: Any) -> int | None:
-    """Validate ``__dlpack__``'s ``stream`` for ``device``; DLPack's integer for it on CUDA.
-
-    TypeError for anything but None or an int (on every device), then the device's rules: on
-    CUDA (and pinned memory) those of :func:`dlarray._cuda.consumer_stream`, on ROCm ValueError
-    for 1, 2 or below -1, elsewhere BufferError for any stream (there are none to order).
+    Its backend says where the result lives (a view of pinned host memory stays on that device,
+    new memory is the CPU's; cupy results are on their GPU, ordered on cupy's current stream).
     """
-    if stream is not None and (type(stream) is bool or not isinstance(stream, int)):
-        raise TypeError(f"stream must be None or an int, got {type(stream).__name__}")
-    if device.type in _CUDA_STREAM_RULES:
-        return _cuda.consumer_stream(stream)
-    if device.type == DLDeviceType.ROCM:
-        if stream is not None and (stream in (1, 2) or stream < -1):
-            raise ValueError(f"stream must be None, 0, -1 or a HIP stream pointer on ROCm, got {stream!r}")
-        return None  # dlarray launches no ROCm work: nothing of its own to order
-    raise BufferError(f"stream must be None for an array on {device}, got {stream!r}")
+    backend = _BY_NATIVE_TYPE.get(type(native))
+    if backend is None:
+        backend = backend_of_native(native)
+        if backend is None:  # numpy scalars (ufuncs give them for 0-d inputs), Python numbers
+            native = _asarray(native)
+            backend = _HOST
+    device, stream = backend.placement(native)
+    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, stream)
 
 
 def _foreign_operand(value: Any, array: Array) -> Any:
@@ -874,10 +835,10 @@ def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
     if not (hasattr(stream, "ptr") and hasattr(stream, "__enter__")):  # not a cupy stream object
         if type(stream) is bool or not isinstance(stream, int):
             raise TypeError(f"stream must be None, an int or a cupy stream, got {type(stream).__name__}")
-        if source.type in _CUDA_STREAM_RULES or target.type in _CUDA_STREAM_RULES:
+        if BY_DEVICE[source].cuda_streams or BY_DEVICE[target].cuda_streams:
             _cuda.consumer_stream(stream)  # ValueError for 0 or below -1
             return
-    if source.type not in _CUDA_STREAM_RULES and target.type not in _CUDA_STREAM_RULES:
+    if not (BY_DEVICE[source].cuda_streams or BY_DEVICE[target].cuda_streams):
         raise ValueError(f"stream must be None for a copy from {source} to {target}, got {stream!r}")
 
 
@@ -925,7 +886,7 @@ def copy_argument(copy: Any) -> bool:
 def _copy_raw(array: Array) -> Array:
     """Byte-wise copy for dtypes no backend computes with (bfloat16, float8, ...), on the host."""
     if not array._device.host_accessible:
-        raise _backend.BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
+        raise BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
     raw = copy_bits(array)
     info = TensorInfo(
         raw.__array_interface__["data"][0], 0, array._shape, contiguous_strides(array._shape),
@@ -950,14 +911,14 @@ def _host_source(array: Array, purpose: str) -> Array:
     device = array._device
     if device.host_accessible:
         return array
-    if device.type != DLDeviceType.CUDA:
+    if not BY_DEVICE[device].computes:
         raise TypeError(
             f"cannot {purpose} an array on {device}: dlarray has no backend that reads {device.type.name} "
             f"memory; copy it to the CPU with its producer first"
         )
     try:
         return array.to_device(CPU)
-    except _backend.BackendUnavailable as exc:
+    except BackendUnavailable as exc:
         raise TypeError(f"cannot {purpose} an array on {device}: its values must be copied to the host, "
                         f"and {exc}") from None
 
@@ -972,9 +933,9 @@ def _host_elements(array: Array, copy: bool) -> np.ndarray:
     dtype = array._dtype
     if dtype.numpy_dtype is not None:
         view = array._native
-        if type(view) is not _ndarray:  # an import: its metadata is there; or pinned/managed memory
+        if view is None or not BY_DEVICE[array._device].host_native:  # an import; or managed memory
             array._ensure_metadata()
-            view = _backend.host_view(array)
+            view = host_view(array)
     elif is_packed(array):
         return copy_bits(array)  # the bytes the elements fill; refused for a strided view
     else:
@@ -1004,7 +965,8 @@ def _independent_copy(array: Array) -> Array:
     (the CPU for host-readable pinned/managed memory); TypeError where the values cannot be read."""
     device = array._device
     dtype = array._dtype
-    if device.type != DLDeviceType.CUDA:
+    backend = BY_DEVICE[device]
+    if device.host_accessible or not backend.computes:
         source = _host_source(array, "copy")  # refuses what the host cannot read
         elements = _host_elements(source, copy=True)
         if dtype.numpy_dtype is not None:
@@ -1013,10 +975,8 @@ def _independent_copy(array: Array) -> Array:
     try:
         # dtypes cupy lacks are copied as unsigned integers of their width
         source = array if dtype.numpy_dtype is not None else _bits_carrier(array, "copying")
-        cupy = _backend.import_cupy("a copy on the device")
-        with cupy.cuda.Device(device.id):  # cupy copies onto its current device
-            copied = wrap(_backend.cuda_view(source).copy())
-    except _backend.BackendUnavailable as exc:
+        copied = wrap(backend.copy(source))
+    except BackendUnavailable as exc:
         raise TypeError(f"cannot copy an array on {device}: {exc}") from None
     return copied if source is array else _relabelled(copied, array)
 
@@ -1026,7 +986,7 @@ def _bits_carrier(array: Array, purpose: str) -> Array:
     width, which backends copy and move; BackendUnavailable for packed sub-byte data."""
     array._ensure_metadata()
     if is_packed(array):
-        raise _backend.BackendUnavailable(f"{purpose} packed {array._dtype} data on {array._device} is not supported")
+        raise BackendUnavailable(f"{purpose} packed {array._dtype} data on {array._device} is not supported")
     return array._view(array._offset, array._shape, array._strides, BY_NUMPY[bits_dtype(array._dtype)])
 
 
@@ -1230,7 +1190,7 @@ def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
         return (item,)  # too many dimensions (numpy's IndexError) or an exact match
     if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
         return (item,)  # a genuine mismatch: numpy raises the IndexError
-    empty = _backend.namespace_for(array).zeros(0, dtype=np.intp)
+    empty = BY_DEVICE[array._device].xp.zeros(0, dtype=np.intp)
     return (empty,) * item.ndim
 
 

@@ -1,30 +1,47 @@
-"""Compute backends: the namespace that does the arithmetic for a device, and zero-copy views.
+"""One backend per device kind: everything the package does differently for a device lives here.
 
-CPU arrays compute with numpy; CUDA arrays with cupy when it is installed. A backend array
-("native") is created over an Array's buffer without copying, cached on the Array, and results
-come back as Arrays that own the backend array directly: no capsule round trip.
+A backend owns, for the device kinds it serves:
+
+* ``xp``, the compute namespace, named explicitly: numpy for memory the host reads (CPU, pinned
+  and ROCm host memory), cupy for CUDA device and managed memory. Spec functions call
+  ``backend.xp.<function>``; nothing relies on numpy handing a call over to cupy.
+* :meth:`Backend.view`: a zero-copy native array (numpy/cupy) over an Array's memory, made from its
+  pointer, shape, strides and dtype (CUDA: straight from the pointer, no capsule round trip, with
+  cupy's stream made to wait for the stream the data is ordered on).
+* :meth:`Backend.placement` and :meth:`Backend.describe`: where a native result lives, and its
+  pointer and read-only flag, for wrapping it as an Array (``dlarray._array.wrap``).
+* :meth:`Backend.to_host`: the values of a native array readable by the host (CUDA: a copy, after
+  the array's stream is done).
+* :meth:`Backend.move`: a copy on another device; :meth:`Backend.consumer_stream`: the stream rules
+  of ``__dlpack__`` on these devices.
+
+Device kinds with no backend that computes (OpenCL, Vulkan, ROCm, ...) get one that holds, views by
+metadata and exports, and says what is missing for anything else. To add a device kind, write a
+backend here and list its kinds in ``_BY_KIND`` (docs/architecture.md).
+
+Part of the core: imports no Array (it reads an Array's fields) and no spec module.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _cuda
+from ._devices import CPU, Device, device_of
 from ._dlpack import DLDeviceType
 
 if TYPE_CHECKING:
     from ._array import Array
 
-# numpy needs a non-NULL address even for an empty array; this one is never read or written.
+# numpy needs a non-NULL address even for an empty array: empty views point at this live buffer
 _EMPTY_PLACEHOLDER = ctypes.create_string_buffer(16)
 _EMPTY_ADDRESS = ctypes.addressof(_EMPTY_PLACEHOLDER)
-
-_HOST_TYPES = frozenset({DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST})
-_CUDA_TYPES = frozenset({DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED})
+_LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 
 
 class BackendUnavailable(TypeError):
@@ -46,8 +63,21 @@ class HostBuffer:
         self.device = device  # views of this memory keep the Array's device
 
 
+def _byte_geometry(array: Array, itemsize: int) -> tuple[int, tuple[int, ...]]:
+    """The address of ``array``'s first element and its strides in bytes."""
+    return array._data + array._offset, tuple(s * itemsize for s in array._strides)  # type: ignore[operator]
+
+
 def host_view(array: Array) -> np.ndarray:
-    """A numpy array over ``array``'s host memory, zero-copy, read-only if the Array is."""
+    """A numpy array over ``array``'s host memory, zero-copy, read-only if the Array is.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._backend import host_view
+    >>> host_view(dlarray.ones(2)).tolist()
+    [1.0, 1.0]
+    """
     dtype = array._dtype
     numpy_dtype = dtype.numpy_dtype
     if numpy_dtype is None:
@@ -55,22 +85,18 @@ def host_view(array: Array) -> np.ndarray:
             f"{dtype.name} arrays can be held, indexed and exported, but numpy cannot compute "
             f"with them"
         )
-    if array._device.type not in _HOST_TYPES and array._device.type != DLDeviceType.CUDA_MANAGED:
+    if not array._device.host_accessible:
         raise BackendUnavailable(
             f"an array on {array._device} cannot be viewed from the host; use "
             f"to_device('cpu') (or x.__dlpack__(dl_device=(1, 0))) to copy it"
         )
-    itemsize = numpy_dtype.itemsize
-    shape = array._shape
-    address = array._data + array._offset
-    if not address:  # only an empty array may have no address
-        address = _EMPTY_ADDRESS
+    address, strides = _byte_geometry(array, numpy_dtype.itemsize)
     interface = {
         "version": 3,
-        "shape": shape,
+        "shape": array._shape,
         "typestr": numpy_dtype.str,
-        "data": (address, array.readonly),
-        "strides": tuple(s * itemsize for s in array._strides),
+        "data": (address or _EMPTY_ADDRESS, array.readonly),  # only an empty array has no address
+        "strides": strides,
     }
     return np.asarray(HostBuffer(interface, array._owner, array._device))
 
@@ -79,17 +105,16 @@ def opaque_host_view(array: Array) -> np.ndarray:
     """A numpy array with ``array``'s geometry, an unsigned type of the same width, and its address.
 
     It exists only so that numpy's C DLPack producer can describe the memory (see
-    ``_dlpack._produce``); nothing reads through it, so the address may be device memory.
+    ``Array._export``); nothing reads through it, so the address may be device memory.
     """
     itemsize = array._dtype.itemsize
-    unsigned = _SAME_WIDTH[itemsize]
-    address = array._data + array._offset
+    address, strides = _byte_geometry(array, itemsize)
     interface = {
         "version": 3,
         "shape": array._shape,
-        "typestr": unsigned.str,
+        "typestr": _SAME_WIDTH[itemsize].str,
         "data": (address or _EMPTY_ADDRESS, array.readonly),
-        "strides": tuple(s * itemsize for s in array._strides),
+        "strides": strides,
     }
     return np.asarray(HostBuffer(interface, array._owner, array._device))
 
@@ -98,79 +123,235 @@ def opaque_host_view(array: Array) -> np.ndarray:
 _SAME_WIDTH = {1: np.dtype("u1"), 2: np.dtype("u2"), 4: np.dtype("u4"), 8: np.dtype("u8"), 16: np.dtype("c16")}
 
 
-class _DLPackHandle:
-    """Hands one array to cupy's ``from_dlpack``, in the capsule format cupy asks for.
+def _stream_type(stream: Any) -> None:
+    """The rule of every device: ``stream`` is None or an int (TypeError)."""
+    if stream is not None and (type(stream) is bool or not isinstance(stream, int)):
+        raise TypeError(f"stream must be None or an int, got {type(stream).__name__}")
 
-    Internal views only: a legacy capsule of a read-only array is fine here, because dlarray
-    checks the flag itself before any write it makes through the view.
+
+def _stream_must_be_none(device: Device, stream: Any) -> None:
+    """The stream rule of devices with no streams: ``stream`` must be None (BufferError)."""
+    _stream_type(stream)
+    if stream is not None:
+        raise BufferError(f"stream must be None for an array on {device}, got {stream!r}")
+
+
+class Backend:
+    """What one family of device kinds does: compute namespace, views, results, copies, streams.
+
+    Attributes
+    ----------
+    name : str
+        Names the backend in messages (``"numpy"``, ``"cupy"``, ``"none"``).
+    computes : bool
+        Whether ``xp`` exists (may still need an optional package: cupy).
+    host_native : bool
+        Whether the native arrays are numpy arrays over memory the host reads.
+    orders_streams : bool
+        Whether the data is ordered on CUDA streams that consumers must wait for.
+    cuda_streams : bool
+        Whether stream arguments take CUDA's values (CUDA, managed and pinned memory).
     """
 
-    __slots__ = ("_array",)
+    name = "none"
+    computes = False
+    host_native = False
+    orders_streams = False
+    cuda_streams = False
 
-    def __init__(self, array: Array) -> None:
-        self._array = array
+    @property
+    def xp(self) -> Any:
+        """The compute namespace (numpy, cupy); BackendUnavailable where there is none."""
+        raise BackendUnavailable(f"there is no compute backend for {self.kinds_text}")
 
-    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, **_options: Any) -> Any:
-        array = self._array
+    kinds_text = "this device"
+
+    def view(self, array: Array) -> Any:
+        """A zero-copy native array over ``array``'s memory."""
+        raise BackendUnavailable(
+            f"an array on {array._device} can be held, indexed and exported, but nothing here computes "
+            f"on it; copy it to the CPU with its producer first"
+        )
+
+    def placement(self, native: Any) -> tuple[Device, int]:
+        """``(device, stream)`` of a native result: where its memory is, what it is ordered on."""
+        raise BackendUnavailable(f"{self.name} makes no arrays")
+
+    def describe(self, native: Any) -> tuple[int, int]:
+        """``(data pointer, DLPack flags)`` of a native array (its read-only flag)."""
+        raise BackendUnavailable(f"{self.name} makes no arrays")
+
+    def to_host(self, native: Any) -> np.ndarray:
+        """The values of ``native`` as a numpy array the host reads."""
+        raise BackendUnavailable(f"{self.name} makes no arrays")
+
+    def copy(self, array: Array) -> Any:
+        """A new C-contiguous native array with ``array``'s values, on the same device."""
+        return self.view(array).copy()
+
+    def reduce(self, name: str, native: Any, **options: Any) -> Any:
+        """``xp.<name>(native, **options)`` for sum, prod, max, min, all, any."""
+        return getattr(self.xp, name)(native, **options)
+
+    def consumer_stream(self, device: Device, stream: Any) -> int | None:
+        """Validate ``__dlpack__``'s ``stream`` for an array on ``device``.
+
+        Returns DLPack's stream integer where the data is ordered on CUDA streams, else None.
+        """
+        _stream_must_be_none(device, stream)
+        return None
+
+    def move(self, array: Array, target: Device, stream: Any = None) -> Any:
+        """A copy of ``array`` on device ``target``, as a native array of the target's backend."""
+        if not array._device.host_accessible:
+            raise BackendUnavailable(f"copying from {array._device} to {target} is not supported")
+        return _BY_KIND.get(target.type, _NO_COMPUTE).receive(array, target, stream)
+
+    def receive(self, array: Array, target: Device, stream: Any) -> Any:
+        """A copy of host-readable ``array`` made on ``target`` (this backend's device)."""
+        raise BackendUnavailable(f"copying from {array._device} to {target} is not supported")
+
+
+class HostBackend(Backend):
+    """numpy over memory the host reads: CPU, CUDA pinned host memory, ROCm host memory."""
+
+    name = "numpy"
+    computes = True
+    host_native = True
+    xp = np  # type: ignore[assignment]
+
+    def __init__(self, cuda_stream_rules: bool = False) -> None:
+        # pinned CUDA memory takes CUDA's stream values (checked; nothing to order: numpy's work
+        # on it is synchronous)
+        self._cuda_stream_rules = self.cuda_streams = cuda_stream_rules
+
+    def view(self, array: Array) -> np.ndarray:
+        return host_view(array)
+
+    def placement(self, native: np.ndarray) -> tuple[Device, int]:
+        base = native.base
+        if type(base) is np.ndarray:  # numpy stops collapsing a view's base at the host view
+            base = base.base
+        # a view of pinned/managed host memory stays on that device; new memory is the CPU's
+        return (base.device if type(base) is HostBuffer else CPU), _LEGACY_DEFAULT_STREAM
+
+    def describe(self, native: np.ndarray) -> tuple[int, int]:
+        return native.__array_interface__["data"][0], 0 if native.flags.writeable else _READ_ONLY
+
+    def to_host(self, native: np.ndarray) -> np.ndarray:
+        return native
+
+    def reduce(self, name: str, native: Any, **options: Any) -> Any:
+        # numpy's sum/prod/max/min/all/any are Python wrappers around these ufunc reductions;
+        # calling them directly saves their dispatch, which is most of the time on small arrays
+        if name == "all" or name == "any":
+            options["dtype"] = np.bool_  # logical_and/or.reduce give bool only when asked
+        return _NUMPY_REDUCTIONS[name](native, **options)
+
+    def consumer_stream(self, device: Device, stream: Any) -> int | None:
+        if self._cuda_stream_rules:
+            _stream_type(stream)
+            _cuda.consumer_stream(stream)  # values checked, nothing to order
+            return None
+        _stream_must_be_none(device, stream)
+        return None
+
+    def receive(self, array: Array, target: Device, stream: Any) -> np.ndarray:
+        if target is not CPU:
+            raise BackendUnavailable(f"copying from {array._device} to {target} is not supported")
         if stream is not None:
-            # cupy passes its current stream: it waits for the stream the data is ordered on
-            _cuda.order(stream_of(array), _cuda.consumer_stream(stream), array._device.id)
-        versioned = max_version is not None and int(max_version[0]) >= 1
-        return array._export(versioned=versioned)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self._array.__dlpack_device__()
+            raise ValueError(f"stream must be None for a copy from {array._device} to the CPU, got {stream!r}")
+        return host_view(array).copy()
 
 
-def import_cupy(purpose: str) -> Any:
-    """The cupy module; BackendUnavailable naming ``purpose`` where it is not installed."""
-    try:
-        import cupy
-    except ImportError:
-        raise BackendUnavailable(f"{purpose} needs cupy: pip install 'dlarray[cuda]'") from None
-    return cupy
+_NUMPY_REDUCTIONS = {
+    "sum": np.add.reduce,
+    "prod": np.multiply.reduce,
+    "max": np.maximum.reduce,
+    "min": np.minimum.reduce,
+    "all": np.logical_and.reduce,
+    "any": np.logical_or.reduce,
+}
 
 
-def stream_of(array: Array) -> int:
-    """The DLPack stream integer ``array``'s data is ordered on (1, the legacy default, if unset)."""
-    return array._stream
+class CudaBackend(Backend):
+    """cupy over CUDA device memory (and managed memory, which the host may also read)."""
 
+    name = "cupy"
+    computes = True
+    orders_streams = True
+    cuda_streams = True
+    kinds_text = "CUDA"
 
-def cuda_view(array: Array) -> Any:
-    """A cupy array over ``array``'s device memory, zero-copy (requires cupy).
+    @property
+    def xp(self) -> Any:
+        return import_cupy("computing on a CUDA device")
 
-    cupy's ``from_dlpack`` passes its current stream, which is made to wait for the stream the
-    data is ordered on, so that cupy's work on the view comes after the producer's.
-    """
-    cupy = import_cupy(f"computing on {array._device}")
-    with cupy.cuda.Device(array._device.id):
-        return cupy.from_dlpack(_DLPackHandle(array))
+    def view(self, array: Array) -> Any:
+        """A cupy array over ``array``'s device memory, zero-copy, made from the pointer.
 
+        The memory is wrapped as ``cupy.cuda.UnownedMemory`` owned by the Array's owner (so the
+        buffer lives as long as the view); cupy's current stream is made to wait for the stream
+        the data is ordered on, so that cupy's work on the view comes after the producer's.
+        """
+        cupy = import_cupy(f"computing on {array._device}")
+        numpy_dtype = array._dtype.numpy_dtype
+        if numpy_dtype is None:
+            raise BackendUnavailable(f"cupy cannot compute with {array._dtype.name} arrays")
+        device_id = array._device.id
+        address, strides = _byte_geometry(array, numpy_dtype.itemsize)
+        low, high = address, address + numpy_dtype.itemsize
+        if 0 in array._shape:
+            high = address
+        else:
+            for extent, step in zip(array._shape, strides):
+                reach = (extent - 1) * step
+                if reach < 0:
+                    low += reach
+                else:
+                    high += reach
+        with cupy.cuda.Device(device_id):
+            _cuda.order(array._stream, _cuda.cupy_current_stream(cupy, device_id), device_id)
+            # owned by what keeps the Array's memory alive (not the Array: it caches this view)
+            memory = cupy.cuda.UnownedMemory(low, high - low, array._owner, device_id)
+            pointer = cupy.cuda.MemoryPointer(memory, address - low)
+            return cupy.ndarray(array._shape, numpy_dtype, pointer, strides)
 
-def move(array: Array, target: Any, stream: Any = None) -> Any:
-    """A copy of ``array`` on device ``target``, as a backend array (numpy or cupy).
+    def copy(self, array: Array) -> Any:
+        cupy = import_cupy(f"a copy on {array._device}")
+        with cupy.cuda.Device(array._device.id):  # cupy copies onto its current device
+            return self.view(array).copy()
 
-    CPU memory and host-readable memory go to the CPU with numpy; anything to or from CUDA goes
-    through cupy. ``stream`` (a DLPack stream integer or a cupy stream) is the CUDA stream the copy
-    runs on; ``None``, cupy's current stream.
-    """
-    source = array._device
-    if source.type not in _CUDA_TYPES and target.type not in _CUDA_TYPES:
-        if target.type == DLDeviceType.CPU and source.host_accessible:
-            if stream is not None:
-                raise ValueError(f"stream must be None for a copy from {source} to the CPU, got {stream!r}")
-            return host_view(array).copy()
-        raise BackendUnavailable(f"copying from {source} to {target} is not supported")
-    cupy = import_cupy(f"copying from {source} to {target}")
-    if source.type in _CUDA_TYPES:
+    def placement(self, native: Any) -> tuple[Device, int]:
+        device_id = native.device.id
+        # cupy queued the work that makes this result on its current stream
+        return device_of(DLDeviceType.CUDA, device_id), _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
+
+    def describe(self, native: Any) -> tuple[int, int]:
+        return native.data.ptr, 0
+
+    def to_host(self, native: Any) -> np.ndarray:
+        # asnumpy copies on cupy's current stream, which the view made wait for the data's stream,
+        # and waits for the copy: the values read are the ones the producer left
+        return native.get()
+
+    def consumer_stream(self, device: Device, stream: Any) -> int | None:
+        _stream_type(stream)
+        return _cuda.consumer_stream(stream)
+
+    def move(self, array: Array, target: Device, stream: Any = None) -> Any:
+        """A copy from CUDA to the CPU or another GPU; ``stream`` is the stream it runs on."""
+        source = array._device
+        cupy = import_cupy(f"copying from {source} to {target}")
+        target_backend = _BY_KIND.get(target.type, _NO_COMPUTE)
+        if target is not CPU and target_backend is not self:
+            raise BackendUnavailable(f"copying from {source} to {target} is not supported")
         # a stream belongs to one device: between two GPUs, the copy's stream is the target's
-        source_stream = _copy_stream(cupy, stream) if target.type == DLDeviceType.CPU else contextlib.nullcontext()
+        source_stream = _copy_stream(cupy, stream) if target is CPU else contextlib.nullcontext()
         with cupy.cuda.Device(source.id), source_stream:
-            device_view = cuda_view(array)
-            if target.type == DLDeviceType.CPU:
+            device_view = self.view(array)
+            if target is CPU:
                 return cupy.asnumpy(device_view)
-            if target.type not in _CUDA_TYPES:
-                raise BackendUnavailable(f"copying from {source} to {target} is not supported")
             contiguous = cupy.ascontiguousarray(device_view)
             cupy.cuda.get_current_stream().synchronize()  # the copy runs on the target's stream
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
@@ -178,10 +359,32 @@ def move(array: Array, target: Any, stream: Any = None) -> Any:
             if result.nbytes:
                 result.data.copy_from_device_async(contiguous.data, result.nbytes)
             return result
-    if not source.host_accessible:
-        raise BackendUnavailable(f"copying from {source} to {target} is not supported")
-    with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
-        return cupy.asarray(host_view(array))
+
+    def receive(self, array: Array, target: Device, stream: Any) -> Any:
+        cupy = import_cupy(f"copying from {array._device} to {target}")
+        with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
+            return cupy.asarray(host_view(array))
+
+
+class RocmBackend(Backend):
+    """ROCm device memory: held and exported; HIP streams are checked, dlarray launches no work."""
+
+    kinds_text = "ROCm"
+
+    def consumer_stream(self, device: Device, stream: Any) -> int | None:
+        _stream_type(stream)
+        if stream is not None and (stream in (1, 2) or stream < -1):
+            raise ValueError(f"stream must be None, 0, -1 or a HIP stream pointer on ROCm, got {stream!r}")
+        return None  # nothing of dlarray's own to order
+
+
+def import_cupy(purpose: str) -> Any:
+    """The cupy module; BackendUnavailable naming ``purpose`` where it is not installed."""
+    try:
+        import cupy  # optional: CUDA support
+    except ImportError:
+        raise BackendUnavailable(f"{purpose} needs cupy: pip install 'dlarray[cuda]'") from None
+    return cupy
 
 
 def _copy_stream(cupy: Any, stream: Any) -> Any:
@@ -197,21 +400,74 @@ def _copy_stream(cupy: Any, stream: Any) -> Any:
         return cupy.cuda.Stream.null
     if number == _cuda.PER_THREAD_DEFAULT_STREAM:
         return cupy.cuda.Stream.ptds
+    # cupy 14 deprecates ExternalStream in favour of Stream.from_external
+    from_external = getattr(cupy.cuda.Stream, "from_external", None)
+    if from_external is not None:
+        return from_external(number)
     return cupy.cuda.ExternalStream(number)
 
 
-def native_of(array: Array) -> Any:
-    """The backend array for ``array`` (created on first use, then cached)."""
-    native = array._native
-    if native is None:
-        kind = array._device.type
-        native = cuda_view(array) if kind in _CUDA_TYPES else host_view(array)
-        array._native = native
-    return native
+_READ_ONLY = 1  # DLPack's FLAG_READ_ONLY
+
+HOST = HostBackend()
+PINNED = HostBackend(cuda_stream_rules=True)
+CUDA = CudaBackend()
+ROCM = RocmBackend()
+_NO_COMPUTE = Backend()
+
+# The one table of which backend serves which device kind (anything unlisted: _NO_COMPUTE).
+_BY_KIND: dict[int, Backend] = {
+    DLDeviceType.CPU: HOST,
+    DLDeviceType.ROCM_HOST: HOST,
+    DLDeviceType.CUDA_HOST: PINNED,
+    DLDeviceType.CUDA: CUDA,
+    DLDeviceType.CUDA_MANAGED: CUDA,
+    DLDeviceType.ROCM: ROCM,
+}
 
 
-def namespace_for(array: Array) -> Any:
-    """The module that computes for ``array``'s device: numpy, or cupy on CUDA."""
-    if array._device.type in _CUDA_TYPES:
-        return import_cupy(f"computing on {array._device}")
-    return np
+class _ByDevice(dict):  # type: ignore[type-arg]
+    """Device -> Backend, filled on first use (Devices are interned and hash by identity)."""
+
+    def __missing__(self, device: Device) -> Backend:
+        backend = self[device] = _BY_KIND.get(device.type, _NO_COMPUTE)
+        return backend
+
+
+#: The backend of a device: ``BY_DEVICE[array._device]``.
+BY_DEVICE: dict[Device, Backend] = _ByDevice()
+
+
+def backend_for(device: Device) -> Backend:
+    """The backend that serves ``device``.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._backend import backend_for
+    >>> backend_for(dlarray.ones(1).device).xp.__name__
+    'numpy'
+    """
+    return BY_DEVICE[device]
+
+
+#: The backend of a native array type (a result to wrap); cupy's joins when cupy is imported.
+BY_NATIVE_TYPE: dict[type, Backend] = {np.ndarray: HOST}
+
+
+def backend_of_native(native: Any) -> Backend | None:
+    """The backend whose native array ``native`` is (numpy, cupy), or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._backend import backend_of_native
+    >>> backend_of_native(np.ones(1)).name
+    'numpy'
+    """
+    found = BY_NATIVE_TYPE.get(type(native))
+    if found is None:
+        cupy = sys.modules.get("cupy")
+        if cupy is not None and isinstance(native, cupy.ndarray):
+            BY_NATIVE_TYPE[type(native)] = found = CUDA
+    return found

@@ -18,7 +18,8 @@ from ._dlpack import (
     consume_capsule,
 )
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
-from . import _backend, _interfaces
+from . import _interfaces
+from ._args import xp_of
 from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
@@ -799,7 +800,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         natives.append(array._as_native())
     if not natives:
         return ()
-    backend = _backend.namespace_for(arrays[0])
+    backend = xp_of(arrays[0])
     return tuple(wrap(grid) for grid in backend.meshgrid(*natives, indexing=indexing))
 
 
@@ -813,7 +814,7 @@ def _triangle(x: Array, k: int, lower: bool) -> Array:
     if x._dtype.numpy_dtype is None:  # zero bits are +0.0 in the extra float types
         _zero_pattern(x._dtype)
         return from_bits(getattr(np, name)(bits_view(x), diagonal), x._dtype)
-    return wrap(getattr(_backend.namespace_for(x), name)(x._as_native(), diagonal))
+    return wrap(getattr(xp_of(x), name)(x._as_native(), diagonal))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

@@ -12,11 +12,13 @@ unspecified (mixed kinds, integer inputs to floating-point functions) numpy's re
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ._array import Array, wrap
+from ._backend import BY_DEVICE as _BY_DEVICE
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
@@ -31,115 +33,50 @@ __all__ = [
 
 _SCALARS = (bool, int, float, complex)
 
-# The ufuncs, bound once: a module global is one lookup, ``np.add`` two.
-_np_abs = np.absolute
-_np_add = np.add
-_np_arccos = np.arccos
-_np_arccosh = np.arccosh
-_np_arcsin = np.arcsin
-_np_arcsinh = np.arcsinh
-_np_arctan = np.arctan
-_np_arctan2 = np.arctan2
-_np_arctanh = np.arctanh
-_np_bitwise_and = np.bitwise_and
-_np_bitwise_or = np.bitwise_or
-_np_bitwise_xor = np.bitwise_xor
-_np_ceil = np.ceil
-_np_count_nonzero = np.count_nonzero
-_np_conj = np.conjugate
-_np_copysign = np.copysign
-_np_cos = np.cos
-_np_cosh = np.cosh
-_np_divide = np.divide
-_np_equal = np.equal
-_np_exp = np.exp
-_np_expm1 = np.expm1
-_np_floor = np.floor
-_np_floor_divide = np.floor_divide
-_np_greater = np.greater
-_np_greater_equal = np.greater_equal
-_np_hypot = np.hypot
-_np_invert = np.invert
-_np_isfinite = np.isfinite
-_np_isinf = np.isinf
-_np_isnan = np.isnan
-_np_left_shift = np.left_shift
-_np_less = np.less
-_np_less_equal = np.less_equal
-_np_log = np.log
-_np_log10 = np.log10
-_np_log1p = np.log1p
-_np_log2 = np.log2
-_np_logaddexp = np.logaddexp
-_np_logical_and = np.logical_and
-_np_logical_not = np.logical_not
-_np_logical_or = np.logical_or
-_np_logical_xor = np.logical_xor
-_np_maximum = np.maximum
-_np_minimum = np.minimum
-_np_multiply = np.multiply
-_np_negative = np.negative
-_np_nextafter = np.nextafter
-_np_not_equal = np.not_equal
-_np_positive = np.positive
-_np_power = np.power
-_np_remainder = np.remainder
-_np_right_shift = np.right_shift
-_np_rint = np.rint
-_np_sign = np.sign
-_np_signbit = np.signbit
-_np_sin = np.sin
-_np_sinh = np.sinh
-_np_sqrt = np.sqrt
-_np_square = np.square
-_np_subtract = np.subtract
-_np_tan = np.tan
-_np_tanh = np.tanh
-_np_trunc = np.trunc
-_np_where = np.where
-
-
-def _operands(x1: Any, x2: Any) -> tuple[Any, Any]:
-    """Backend operands of a binary function: Arrays unwrapped, Python scalars kept as they are
-    (numpy treats them as weakly typed, which is the standard's rule for scalars)."""
+def _operands(x1: Any, x2: Any) -> tuple[Any, Any, Any]:
+    """``(xp, a, b)``: the compute namespace of the Arrays' device and the backend operands of a
+    binary function, Arrays unwrapped, Python scalars kept as they are (numpy and cupy treat them
+    as weakly typed, which is the standard's rule for scalars)."""
     # The cached backend array is read directly (``_as_native`` only when it is not made yet):
     # this runs for every operator, so each saved call counts on small arrays.
     if type(x1) is Array:
+        device = x1._device
         a = x1._native
         if a is None:
             a = x1._as_native()
         if type(x2) is Array:
-            if x1._device is not x2._device:
-                raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
+            if device is not x2._device:
+                raise ValueError(f"arrays are on different devices: {device} and {x2._device}")
             b = x2._native
-            return a, (x2._as_native() if b is None else b)
+            return _BY_DEVICE[device].xp, a, (x2._as_native() if b is None else b)
         if type(x2) in _SCALARS:
-            return a, x2
+            return _BY_DEVICE[device].xp, a, x2
         raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
     if type(x2) is Array and type(x1) in _SCALARS:
-        return x1, x2._as_native()
+        return _BY_DEVICE[x2._device].xp, x1, x2._as_native()
     raise TypeError(
         f"at least one argument must be an Array, got {type(x1).__name__} and {type(x2).__name__}"
     )
 
 
-def _unary(x: Any) -> Any:
-    """The backend array of a unary function's argument (which must be an Array)."""
+def _unary(x: Any) -> tuple[Any, Any]:
+    """``(xp, native)``: the compute namespace and backend array of a unary function's argument
+    (which must be an Array)."""
     if type(x) is not Array:
         raise TypeError(f"expected an Array, got {type(x).__name__}")
     native = x._native
-    return x._as_native() if native is None else native
+    return _BY_DEVICE[x._device].xp, (x._as_native() if native is None else native)
 
 
-def _owned(result: Any) -> Any:
+def _owned(xp: Any, result: Any) -> Any:
     """A ufunc result as an array that can be written (numpy gives scalars for 0-d inputs)."""
-    return np.array(result) if isinstance(result, np.generic) else result
+    return xp.asarray(result) if isinstance(result, np.generic) else result
 
 
-def _with_parts(like: Any, real: Any, imag: Any) -> Any:
+def _with_parts(xp: Any, like: Any, real: Any, imag: Any) -> Any:
     """A complex array of ``like``'s dtype and shape from its two components (signed zeros and
     NaNs kept exactly, which ``real + 1j * imag`` would not do)."""
-    out = np.empty_like(like)
+    out = xp.empty_like(like)
     out.real = real
     out.imag = imag
     return out
@@ -161,22 +98,26 @@ def add(x1: Any, x2: Any, /) -> Array:
     Array
         The sums, in the promoted dtype.
     """
-    return wrap(_np_add(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.add(a, b))
 
 
 def subtract(x1: Any, x2: Any, /) -> Array:
     """Difference of each element pair (``x1 - x2``)."""
-    return wrap(_np_subtract(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.subtract(a, b))
 
 
 def multiply(x1: Any, x2: Any, /) -> Array:
     """Product of each element pair (``x1 * x2``)."""
-    return wrap(_np_multiply(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.multiply(a, b))
 
 
 def divide(x1: Any, x2: Any, /) -> Array:
     """True division of each element pair (``x1 / x2``); integer inputs give a floating result."""
-    return wrap(_np_divide(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.divide(a, b))
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Array:
@@ -185,18 +126,19 @@ def floor_divide(x1: Any, x2: Any, /) -> Array:
     For floating-point operands with an infinity the result is ``floor(x1 / x2)``, as the
     standard prefers (numpy follows Python there: ``inf // 2`` is NaN, ``1 // -inf`` is -1).
     """
-    a, b = _operands(x1, x2)
-    out = _np_floor_divide(a, b)
+    xp, a, b = _operands(x1, x2)
+    out = xp.floor_divide(a, b)
     if out.dtype.kind == "f":
-        infinite = _np_isinf(a) | _np_isinf(b)
-        if _np_count_nonzero(infinite):
-            out = _np_where(infinite, _np_floor(_np_divide(a, b)), out)
+        infinite = xp.isinf(a) | xp.isinf(b)
+        if xp.count_nonzero(infinite):
+            out = xp.where(infinite, xp.floor(xp.divide(a, b)), out)
     return wrap(out)
 
 
 def remainder(x1: Any, x2: Any, /) -> Array:
     """Remainder of each element pair, with the sign of the divisor (``x1 % x2``)."""
-    return wrap(_np_remainder(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.remainder(a, b))
 
 
 def pow(x1: Any, x2: Any, /) -> Array:  # noqa: A001 - the standard's name
@@ -209,62 +151,71 @@ def pow(x1: Any, x2: Any, /) -> Array:  # noqa: A001 - the standard's name
         # rounded x * x, special cases included, over twice as fast as np.power (numpy's own
         # ndarray ** 2 takes this shortcut). Not ** 0.5: numpy's sqrt shortcut breaks the
         # standard's pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf.
-        return wrap(_np_square(_unary(x1)))
-    return wrap(_np_power(*_operands(x1, x2)))
+        xp, native = _unary(x1)
+        return wrap(xp.square(native))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.power(a, b))
 
 
 def negative(x: Array, /) -> Array:
     """Numerical negative of each element (``-x``)."""
-    return wrap(_np_negative(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.negative(native))
 
 
 def positive(x: Array, /) -> Array:
     """Numerical positive of each element (``+x``): a copy of ``x``."""
-    return wrap(_np_positive(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.positive(native))
 
 
 def abs(x: Array, /) -> Array:  # noqa: A001 - the standard's name
     """Absolute value of each element (``abs(x)``); complex input gives its real-valued modulus."""
-    return wrap(_np_abs(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.absolute(native))
 
 
 def square(x: Array, /) -> Array:
     """Square of each element (``x * x``)."""
-    return wrap(_np_square(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.square(native))
 
 
 def sqrt(x: Array, /) -> Array:
     """Principal square root of each element."""
-    return wrap(_np_sqrt(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.sqrt(native))
 
 
 def reciprocal(x: Array, /) -> Array:
     """``1 / x`` for each element; integer input gives a floating result (numpy's integer
     ``reciprocal`` would truncate it)."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind in "biu":
-        return wrap(_np_divide(1.0, native))
-    return wrap(_np_divide(1, native))
+        return wrap(xp.divide(1.0, native))
+    return wrap(xp.divide(1, native))
 
 
 def sign(x: Array, /) -> Array:
     """Sign of each element: -1, 0 or 1 for real input, ``x / |x|`` (0 at 0) for complex."""
-    return wrap(_np_sign(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.sign(native))
 
 
 def conj(x: Array, /) -> Array:
     """Complex conjugate of each element (real input is returned unchanged, as a copy)."""
-    return wrap(_np_conj(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.conjugate(native))
 
 
 def real(x: Array, /) -> Array:
     """Real component of each element, in the real dtype of the same precision."""
-    return wrap(_unary(x).real)
+    return wrap(_unary(x)[1].real)
 
 
 def imag(x: Array, /) -> Array:
     """Imaginary component of each element, in the real dtype of the same precision."""
-    return wrap(_unary(x).imag)
+    return wrap(_unary(x)[1].imag)
 
 
 # ---------------------------------------------------------------- exponents and logarithms
@@ -272,31 +223,31 @@ def imag(x: Array, /) -> Array:
 
 def exp(x: Array, /) -> Array:
     """Exponential of each element (``e ** x``)."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind == "c":
-        return wrap(_exp_complex(native))
-    return wrap(_np_exp(native))
+        return wrap(_exp_complex(xp, native))
+    return wrap(xp.exp(native))
 
 
-def _exp_complex(z: Any) -> Any:
+def _exp_complex(xp: Any, z: Any) -> Any:
     """Complex exp; at ``-inf + NaN j`` numpy gives the imaginary zero NaN's sign, the standard
     ``0 + 0j`` (so for ``-inf ± inf j`` too)."""
-    out = _owned(_np_exp(z))
-    fix = (z.real == -np.inf) & ~_np_isfinite(z.imag)
-    if _np_count_nonzero(fix):
-        np.copyto(out, 0, where=fix)
+    out = _owned(xp, xp.exp(z))
+    fix = (z.real == -math.inf) & ~xp.isfinite(z.imag)
+    if xp.count_nonzero(fix):
+        xp.copyto(out, 0, where=fix)
     return out
 
 
 def expm1(x: Array, /) -> Array:
     """``exp(x) - 1`` for each element, accurate for ``x`` near 0."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind == "c":
-        return wrap(_expm1_complex(native))
-    return wrap(_np_expm1(native))
+        return wrap(_expm1_complex(xp, native))
+    return wrap(xp.expm1(native))
 
 
-def _expm1_complex(z: Any) -> Any:
+def _expm1_complex(xp: Any, z: Any) -> Any:
     """Complex expm1 with the standard's special cases (numpy's misses most of them).
 
     With ``z = a + bj``: ``exp(z) - 1 = (expm1(a) cos(b) - 2 sin(b/2)**2) + exp(a) sin(b) j``,
@@ -305,51 +256,56 @@ def _expm1_complex(z: Any) -> Any:
     """
     a = z.real
     b = z.imag
-    with np.errstate(all="ignore"):
-        half = _np_sin(b * 0.5)
+    with np.errstate(all="ignore"):  # numpy's warnings (cupy gives none)
+        half = xp.sin(b * 0.5)
         # "+ 0.0" turns the -0 of expm1(-0) into the +0 the standard asks for at z = -0 + 0j
-        re = _np_expm1(a) * _np_cos(b) - 2 * half * half + 0.0
-        im = _np_exp(a) * _np_sin(b)
+        re = xp.expm1(a) * xp.cos(b) - 2 * half * half + 0.0
+        im = xp.exp(a) * xp.sin(b)
     zero_b = b == 0
-    if _np_count_nonzero(zero_b):  # inf * sin(0) is NaN; the imaginary part of a real argument stays 0
-        im = _np_where(zero_b, b, im)
-    infinite_a = _np_isinf(a)
-    if _np_count_nonzero(infinite_a):
-        finite_b = _np_isfinite(b)
+    if xp.count_nonzero(zero_b):  # inf * sin(0) is NaN; the imaginary part of a real argument stays 0
+        im = xp.where(zero_b, b, im)
+    infinite_a = xp.isinf(a)
+    if xp.count_nonzero(infinite_a):
+        finite_b = xp.isfinite(b)
         minus_inf = a < 0
         # -inf: exp(a) is 0, so the result is -1 (+ 0j when b is not finite)
-        re = _np_where(infinite_a & minus_inf, -1, re)
-        im = _np_where(infinite_a & minus_inf & ~finite_b, 0, im)
+        re = xp.where(infinite_a & minus_inf, -1, re)
+        im = xp.where(infinite_a & minus_inf & ~finite_b, 0, im)
         # +inf with an infinite or NaN b: infinity + NaN j
         plus_bad = infinite_a & ~minus_inf & ~finite_b
-        re = _np_where(plus_bad, np.inf, re)
-        im = _np_where(plus_bad, np.nan, im)
-    return _with_parts(z, re, im)
+        re = xp.where(plus_bad, math.inf, re)
+        im = xp.where(plus_bad, math.nan, im)
+    return _with_parts(xp, z, re, im)
 
 
 def log(x: Array, /) -> Array:
     """Natural logarithm of each element."""
-    return wrap(_np_log(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.log(native))
 
 
 def log1p(x: Array, /) -> Array:
     """``log(1 + x)`` for each element, accurate for ``x`` near 0."""
-    return wrap(_np_log1p(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.log1p(native))
 
 
 def log2(x: Array, /) -> Array:
     """Base-2 logarithm of each element."""
-    return wrap(_np_log2(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.log2(native))
 
 
 def log10(x: Array, /) -> Array:
     """Base-10 logarithm of each element."""
-    return wrap(_np_log10(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.log10(native))
 
 
 def logaddexp(x1: Any, x2: Any, /) -> Array:
     """``log(exp(x1) + exp(x2))`` for each element pair, without overflow."""
-    return wrap(_np_logaddexp(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.logaddexp(a, b))
 
 
 # ---------------------------------------------------------------- trigonometry
@@ -357,98 +313,110 @@ def logaddexp(x1: Any, x2: Any, /) -> Array:
 
 def sin(x: Array, /) -> Array:
     """Sine of each element (radians)."""
-    return wrap(_np_sin(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.sin(native))
 
 
 def cos(x: Array, /) -> Array:
     """Cosine of each element (radians)."""
-    return wrap(_np_cos(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.cos(native))
 
 
 def tan(x: Array, /) -> Array:
     """Tangent of each element (radians)."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind == "c":
         # tan(z) = -1j * tanh(1j * z): the fixed-up tanh carries the special cases over
-        return wrap(_rotate(_tanh_complex(_rotate(native, 1)), -1))
-    return wrap(_np_tan(native))
+        return wrap(_rotate(xp, _tanh_complex(xp, _rotate(xp, native, 1)), -1))
+    return wrap(xp.tan(native))
 
 
-def _rotate(z: Any, direction: int) -> Any:
+def _rotate(xp: Any, z: Any, direction: int) -> Any:
     """``1j * z`` (direction 1) or ``-1j * z`` (direction -1), exactly: a swap of the components
     and one sign change, with no multiplication to turn infinities into NaNs."""
     if direction == 1:
-        return _with_parts(z, _np_negative(z.imag), z.real)
-    return _with_parts(z, z.imag, _np_negative(z.real))
+        return _with_parts(xp, z, xp.negative(z.imag), z.real)
+    return _with_parts(xp, z, z.imag, xp.negative(z.real))
 
 
 def asin(x: Array, /) -> Array:
     """Principal inverse sine of each element."""
-    return wrap(_np_arcsin(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arcsin(native))
 
 
 def acos(x: Array, /) -> Array:
     """Principal inverse cosine of each element."""
-    return wrap(_np_arccos(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arccos(native))
 
 
 def atan(x: Array, /) -> Array:
     """Principal inverse tangent of each element."""
-    return wrap(_np_arctan(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arctan(native))
 
 
 def atan2(x1: Any, x2: Any, /) -> Array:
     """Inverse tangent of ``x1 / x2``, in the quadrant of the point ``(x2, x1)``."""
-    return wrap(_np_arctan2(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.arctan2(a, b))
 
 
 def sinh(x: Array, /) -> Array:
     """Hyperbolic sine of each element."""
-    return wrap(_np_sinh(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.sinh(native))
 
 
 def cosh(x: Array, /) -> Array:
     """Hyperbolic cosine of each element."""
-    return wrap(_np_cosh(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.cosh(native))
 
 
 def tanh(x: Array, /) -> Array:
     """Hyperbolic tangent of each element."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind == "c":
-        return wrap(_tanh_complex(native))
-    return wrap(_np_tanh(native))
+        return wrap(_tanh_complex(xp, native))
+    return wrap(xp.tanh(native))
 
 
-def _tanh_complex(z: Any) -> Any:
+def _tanh_complex(xp: Any, z: Any) -> Any:
     """Complex tanh; for an infinite real part and finite imaginary part the standard asks for
     ``±1 + 0j`` with the zero signed like ``b`` (numpy signs it like ``sin(2b)``)."""
-    out = _owned(_np_tanh(z))
+    out = _owned(xp, xp.tanh(z))
     b = z.imag
-    fix = _np_isinf(z.real) & _np_isfinite(b)
-    if _np_count_nonzero(fix):
-        np.copyto(out.imag, _np_copysign(0, b), where=fix)
+    fix = xp.isinf(z.real) & xp.isfinite(b)
+    if xp.count_nonzero(fix):
+        xp.copyto(out.imag, xp.copysign(0, b), where=fix)
     return out
 
 
 def asinh(x: Array, /) -> Array:
     """Inverse hyperbolic sine of each element."""
-    return wrap(_np_arcsinh(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arcsinh(native))
 
 
 def acosh(x: Array, /) -> Array:
     """Inverse hyperbolic cosine of each element."""
-    return wrap(_np_arccosh(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arccosh(native))
 
 
 def atanh(x: Array, /) -> Array:
     """Inverse hyperbolic tangent of each element."""
-    return wrap(_np_arctanh(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.arctanh(native))
 
 
 def hypot(x1: Any, x2: Any, /) -> Array:
     """``sqrt(x1**2 + x2**2)`` for each element pair, without undue overflow or underflow."""
-    return wrap(_np_hypot(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.hypot(a, b))
 
 
 # ---------------------------------------------------------------- rounding
@@ -456,25 +424,28 @@ def hypot(x1: Any, x2: Any, /) -> Array:
 
 def round(x: Array, /) -> Array:  # noqa: A001 - the standard's name
     """Each element rounded to the nearest integer, ties to even (complex: each component)."""
-    native = _unary(x)
+    xp, native = _unary(x)
     if native.dtype.kind in "biu":
         return wrap(native.copy())
-    return wrap(_np_rint(native))
+    return wrap(xp.rint(native))
 
 
 def ceil(x: Array, /) -> Array:
     """Smallest integer-valued number not less than each element (same dtype as ``x``)."""
-    return wrap(_np_ceil(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.ceil(native))
 
 
 def floor(x: Array, /) -> Array:
     """Largest integer-valued number not greater than each element (same dtype as ``x``)."""
-    return wrap(_np_floor(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.floor(native))
 
 
 def trunc(x: Array, /) -> Array:
     """Each element rounded toward zero to an integer-valued number (same dtype as ``x``)."""
-    return wrap(_np_trunc(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.trunc(native))
 
 
 def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:  # noqa: A002 - the standard's names
@@ -493,18 +464,18 @@ def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:  # noqa: A002 
     Array
         Of ``x``'s dtype (bounds do not take part in type promotion), in the broadcast shape.
     """
-    native = _unary(x)
+    xp, native = _unary(x)
     low = _clip_bound(min, x, native, "min")
     high = _clip_bound(max, x, native, "max")
     # maximum/minimum rather than np.clip: the same result (NaNs propagate), a third of the cost
     if low is None:
         if high is None:
             return wrap(native.copy())
-        out = _np_minimum(native, high)
+        out = xp.minimum(native, high)
     else:
-        out = _np_maximum(native, low)
+        out = xp.maximum(native, low)
         if high is not None:
-            out = _np_minimum(out, high)
+            out = xp.minimum(out, high)
     if out.dtype != native.dtype:
         out = out.astype(native.dtype)
     return wrap(out)
@@ -539,42 +510,50 @@ _INT_LIMITS = {
 
 def less(x1: Any, x2: Any, /) -> Array:
     """``x1 < x2`` element-wise."""
-    return wrap(_np_less(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.less(a, b))
 
 
 def less_equal(x1: Any, x2: Any, /) -> Array:
     """``x1 <= x2`` element-wise."""
-    return wrap(_np_less_equal(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.less_equal(a, b))
 
 
 def greater(x1: Any, x2: Any, /) -> Array:
     """``x1 > x2`` element-wise."""
-    return wrap(_np_greater(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.greater(a, b))
 
 
 def greater_equal(x1: Any, x2: Any, /) -> Array:
     """``x1 >= x2`` element-wise."""
-    return wrap(_np_greater_equal(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.greater_equal(a, b))
 
 
 def equal(x1: Any, x2: Any, /) -> Array:
     """``x1 == x2`` element-wise."""
-    return wrap(_np_equal(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.equal(a, b))
 
 
 def not_equal(x1: Any, x2: Any, /) -> Array:
     """``x1 != x2`` element-wise."""
-    return wrap(_np_not_equal(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.not_equal(a, b))
 
 
 def maximum(x1: Any, x2: Any, /) -> Array:
     """Larger of each element pair; NaN if either is NaN."""
-    return wrap(_np_maximum(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.maximum(a, b))
 
 
 def minimum(x1: Any, x2: Any, /) -> Array:
     """Smaller of each element pair; NaN if either is NaN."""
-    return wrap(_np_minimum(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.minimum(a, b))
 
 
 # ---------------------------------------------------------------- floating-point classification
@@ -582,32 +561,38 @@ def minimum(x1: Any, x2: Any, /) -> Array:
 
 def isfinite(x: Array, /) -> Array:
     """True where an element is finite (neither infinite nor NaN, in either component)."""
-    return wrap(_np_isfinite(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.isfinite(native))
 
 
 def isinf(x: Array, /) -> Array:
     """True where an element (or either complex component) is infinite."""
-    return wrap(_np_isinf(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.isinf(native))
 
 
 def isnan(x: Array, /) -> Array:
     """True where an element (or either complex component) is NaN."""
-    return wrap(_np_isnan(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.isnan(native))
 
 
 def signbit(x: Array, /) -> Array:
     """True where an element's sign bit is set (negative numbers, -0, NaNs with the bit)."""
-    return wrap(_np_signbit(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.signbit(native))
 
 
 def copysign(x1: Any, x2: Any, /) -> Array:
     """Magnitude of ``x1`` with the sign bit of ``x2``, element-wise."""
-    return wrap(_np_copysign(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.copysign(a, b))
 
 
 def nextafter(x1: Any, x2: Any, /) -> Array:
     """Next representable value after ``x1`` in the direction of ``x2``, element-wise."""
-    return wrap(_np_nextafter(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.nextafter(a, b))
 
 
 # ---------------------------------------------------------------- logical and bitwise
@@ -615,49 +600,59 @@ def nextafter(x1: Any, x2: Any, /) -> Array:
 
 def logical_and(x1: Any, x2: Any, /) -> Array:
     """Logical AND of each element pair (booleans)."""
-    return wrap(_np_logical_and(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.logical_and(a, b))
 
 
 def logical_or(x1: Any, x2: Any, /) -> Array:
     """Logical OR of each element pair (booleans)."""
-    return wrap(_np_logical_or(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.logical_or(a, b))
 
 
 def logical_xor(x1: Any, x2: Any, /) -> Array:
     """Logical XOR of each element pair (booleans)."""
-    return wrap(_np_logical_xor(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.logical_xor(a, b))
 
 
 def logical_not(x: Array, /) -> Array:
     """Logical NOT of each element (booleans)."""
-    return wrap(_np_logical_not(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.logical_not(native))
 
 
 def bitwise_and(x1: Any, x2: Any, /) -> Array:
     """Bitwise AND of each element pair (``x1 & x2``)."""
-    return wrap(_np_bitwise_and(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.bitwise_and(a, b))
 
 
 def bitwise_or(x1: Any, x2: Any, /) -> Array:
     """Bitwise OR of each element pair (``x1 | x2``)."""
-    return wrap(_np_bitwise_or(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.bitwise_or(a, b))
 
 
 def bitwise_xor(x1: Any, x2: Any, /) -> Array:
     """Bitwise XOR of each element pair (``x1 ^ x2``)."""
-    return wrap(_np_bitwise_xor(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.bitwise_xor(a, b))
 
 
 def bitwise_left_shift(x1: Any, x2: Any, /) -> Array:
     """``x1`` shifted left by ``x2`` bits (``x1 << x2``)."""
-    return wrap(_np_left_shift(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.left_shift(a, b))
 
 
 def bitwise_right_shift(x1: Any, x2: Any, /) -> Array:
     """``x1`` shifted right by ``x2`` bits, sign-extending (``x1 >> x2``)."""
-    return wrap(_np_right_shift(*_operands(x1, x2)))
+    xp, a, b = _operands(x1, x2)
+    return wrap(xp.right_shift(a, b))
 
 
 def bitwise_invert(x: Array, /) -> Array:
     """Bitwise inversion of each element (``~x``; logical NOT for booleans)."""
-    return wrap(_np_invert(_unary(x)))
+    xp, native = _unary(x)
+    return wrap(xp.invert(native))

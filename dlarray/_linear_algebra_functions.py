@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, wrap
+from ._backend import BY_DEVICE
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -64,7 +65,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     a, b = _check_pair(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul does not take 0-d arrays; use multiply")
-    return wrap(np.matmul(a, b))
+    return wrap(BY_DEVICE[x1._device].xp.matmul(a, b))
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -157,7 +158,7 @@ def tensordot(
                 f"tensordot: axis {i} of x1 (size {a.shape[i]}) and axis {j} of x2 "
                 f"(size {b.shape[j]}) differ in size"
             )
-    return wrap(np.tensordot(a, b, axes=(first, second)))
+    return wrap(BY_DEVICE[x1._device].xp.tensordot(a, b, axes=(first, second)))
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -182,6 +183,12 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"vecdot: the vectors have sizes {a.shape[axis]} and {b.shape[axis]} along axis {axis}"
         )
-    # numpy's vecdot gufunc applies the axis to each operand (before broadcasting) and
-    # conjugates the first one, as the standard asks
-    return wrap(np.vecdot(a, b, axis=axis))
+    xp = BY_DEVICE[x1._device].xp
+    vecdot_function = getattr(xp, "vecdot", None)
+    if vecdot_function is not None:
+        # numpy's vecdot gufunc applies the axis to each operand (before broadcasting) and
+        # conjugates the first one, as the standard asks
+        return wrap(vecdot_function(a, b, axis=axis))
+    # a backend without vecdot (cupy): the same sum; the axis, counted from the end, names the
+    # same dimension before and after broadcasting
+    return wrap(xp.sum(xp.conj(a) * b, axis=axis))

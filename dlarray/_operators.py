@@ -24,21 +24,21 @@ from ._linear_algebra_functions import matmul
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
-# (symbol, function, in-place form): the in-place form is the ufunc to run with ``out=`` (None:
-# compute with the function and copy the result back, for functions with fix-ups).
-BINARY: tuple[tuple[str, Callable[..., Array], Any], ...] = (
-    ("add", ew.add, ew._np_add),
-    ("sub", ew.subtract, ew._np_subtract),
-    ("mul", ew.multiply, ew._np_multiply),
-    ("truediv", ew.divide, ew._np_divide),
+# (symbol, function, in-place form): the in-place form names the backend ufunc to run with
+# ``out=`` (None: compute with the function and copy the result back, for functions with fix-ups).
+BINARY: tuple[tuple[str, Callable[..., Array], str | None], ...] = (
+    ("add", ew.add, "add"),
+    ("sub", ew.subtract, "subtract"),
+    ("mul", ew.multiply, "multiply"),
+    ("truediv", ew.divide, "divide"),
     ("floordiv", ew.floor_divide, None),
-    ("mod", ew.remainder, ew._np_remainder),
-    ("pow", ew.pow, ew._np_power),
-    ("and", ew.bitwise_and, ew._np_bitwise_and),
-    ("or", ew.bitwise_or, ew._np_bitwise_or),
-    ("xor", ew.bitwise_xor, ew._np_bitwise_xor),
-    ("lshift", ew.bitwise_left_shift, ew._np_left_shift),
-    ("rshift", ew.bitwise_right_shift, ew._np_right_shift),
+    ("mod", ew.remainder, "remainder"),
+    ("pow", ew.pow, "power"),
+    ("and", ew.bitwise_and, "bitwise_and"),
+    ("or", ew.bitwise_or, "bitwise_or"),
+    ("xor", ew.bitwise_xor, "bitwise_xor"),
+    ("lshift", ew.bitwise_left_shift, "left_shift"),
+    ("rshift", ew.bitwise_right_shift, "right_shift"),
 )
 # Comparisons have no reflected or in-place form (Python reflects ``<`` as the other's ``>``).
 COMPARISONS: tuple[tuple[str, Callable[..., Array]], ...] = (
@@ -87,7 +87,7 @@ def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     return method
 
 
-def _in_place(function: Callable[..., Array], ufunc: Any) -> Callable[[Array, Any], Any]:
+def _in_place(function: Callable[..., Array], ufunc: str | None) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
         other = _operand(self, other)
         if other is None:
@@ -105,8 +105,8 @@ def _in_place_power(self: Array, other: Any, /) -> Any:
         return NotImplemented
     if (type(other) is int or type(other) is float) and other == 2 and self._dtype.kind == "real floating":
         # x **= 2 as x *= x: the same correctly rounded product, over twice as fast (see pow)
-        return self._in_place_ufunc(ew._np_multiply, self)
-    return self._in_place_ufunc(ew._np_power, other)
+        return self._in_place_ufunc("multiply", self)
+    return self._in_place_ufunc("power", other)
 
 
 def _unary(function: Callable[[Array], Array]) -> Callable[[Array], Array]:

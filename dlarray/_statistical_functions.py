@@ -18,6 +18,7 @@ import numpy as np
 
 from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, xp_of
 from ._array import Array, wrap
+from ._backend import BY_DEVICE
 from ._dtypes import as_dtype
 
 __all__ = [
@@ -80,19 +81,6 @@ def _full(xp: Any, shape: tuple[int, ...], value: Any, dtype: Any) -> Array:
     return wrap(xp.full(shape, value, dtype=dtype))
 
 
-# numpy's sum/prod/max/min/all/any are Python wrappers around these ufunc reductions; calling
-# them directly saves a few microseconds per call (the wrappers' dispatch), which is most of
-# the time on small arrays. Other backends (cupy) get their named functions.
-_NUMPY_REDUCTIONS = {
-    "sum": np.add.reduce,
-    "prod": np.multiply.reduce,
-    "max": np.maximum.reduce,
-    "min": np.minimum.reduce,
-    "all": np.logical_and.reduce,
-    "any": np.logical_or.reduce,
-}
-
-
 def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = None) -> Array:
     """``name`` (sum, prod, max, min, all, any) of ``x`` over ``axis``, as an Array.
 
@@ -108,15 +96,12 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = Non
         shape = x.shape
         if any(shape[a] == 0 for a in axes):
             raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
-    else:  # all, any: the logical reductions of np.all/np.any take any input and give bool
-        dtype = np.bool_
+    # all, any: the logical reductions take any input and give bool
     backend_axis = axis_argument(axes, native.ndim)
-    if type(native) is np.ndarray:
-        return wrap(_NUMPY_REDUCTIONS[name](native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
-    reduce = getattr(xp_of(x), name)
+    reduce = BY_DEVICE[x._device].reduce
     if accumulating:
-        return wrap(reduce(native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
-    return wrap(reduce(native, axis=backend_axis, keepdims=keepdims))
+        return wrap(reduce(name, native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
+    return wrap(reduce(name, native, axis=backend_axis, keepdims=keepdims))
 
 
 # ---------------------------------------------------------------- reductions
@@ -238,17 +223,17 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
         nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
         return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
     backend_axis = axis_argument(axes, x.ndim)
-    if type(native) is not np.ndarray:
+    if not BY_DEVICE[x._device].host_native:
         return wrap(xp.mean(native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
     # what np.mean computes, without its Python-level wrapper: a sum divided by the count
     half = native.dtype == _FLOAT16
     total = np.add.reduce(native, axis=backend_axis, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
     # divided in double precision and rounded back once, as numpy does
     divisor = np.intp(count)
-    if type(total) is np.ndarray:
-        result = np.true_divide(total, divisor, out=total, casting="unsafe")
-    else:
+    if isinstance(total, np.generic):  # a reduction over every axis gives a numpy scalar
         result = total.dtype.type(total / divisor)
+    else:
+        result = np.true_divide(total, divisor, out=total, casting="unsafe")
     return wrap(result.astype(_FLOAT16) if half else result)
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._args import backend_function
 from ._array import Array, wrap
 from ._devices import CPU, DEFAULT_DEVICE, as_device
 from ._dtypes import as_dtype, float64
@@ -90,20 +91,18 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
     return s, axes
 
 
-def _one_dimensional(
-    function: Any, x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False
-) -> Array:
-    """Run a 1-D transform of the backend after checking its arguments."""
+def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
+    """Run the backend's 1-D transform ``name`` after checking its arguments."""
     native = _native(x, name, real=real)
+    function = backend_function(x, f"fft.{name}")
     axis = _axis(axis, native.ndim, name)
     return wrap(function(native, n=_length(n, name), axis=axis, norm=_norm(norm, name)))
 
 
-def _n_dimensional(
-    function: Any, x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False
-) -> Array:
-    """Run an n-D transform of the backend after checking its arguments."""
+def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
+    """Run the backend's n-D transform ``name`` after checking its arguments."""
     native = _native(x, name, real=real)
+    function = backend_function(x, f"fft.{name}")
     s, axes = _s_axes(s, axes, native.ndim, name)
     return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))
 
@@ -128,13 +127,13 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "back
     Array
         Complex, with ``x``'s dtype for complex input; size ``n`` along ``axis``.
     """
-    return _one_dimensional(np.fft.fft, x, n, axis, norm, "fft")
+    return _one_dimensional(x, n, axis, norm, "fft")
 
 
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform (the parameters of :func:`fft`;
     ``'backward'`` scales by ``1/n`` here, ``'forward'`` not at all)."""
-    return _one_dimensional(np.fft.ifft, x, n, axis, norm, "ifft")
+    return _one_dimensional(x, n, axis, norm, "ifft")
 
 
 def fftn(
@@ -165,7 +164,7 @@ def fftn(
     Array
         Complex, with ``x``'s dtype for complex input.
     """
-    return _n_dimensional(np.fft.fftn, x, s, axes, norm, "fftn")
+    return _n_dimensional(x, s, axes, norm, "fftn")
 
 
 def ifftn(
@@ -177,19 +176,19 @@ def ifftn(
     norm: Norm = "backward",
 ) -> Array:
     """n-dimensional inverse discrete Fourier transform (the parameters of :func:`fftn`)."""
-    return _n_dimensional(np.fft.ifftn, x, s, axes, norm, "ifftn")
+    return _n_dimensional(x, s, axes, norm, "ifftn")
 
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """One-dimensional discrete Fourier transform of real input: the ``n//2 + 1`` non-negative
     frequency terms, complex of ``x``'s precision (float32 gives complex64)."""
-    return _one_dimensional(np.fft.rfft, x, n, axis, norm, "rfft", real=True)
+    return _one_dimensional(x, n, axis, norm, "rfft", real=True)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of :func:`rfft`: ``n`` real points (default ``2*(m - 1)`` for ``m`` input points),
     real of ``x``'s precision (complex64 gives float32)."""
-    return _one_dimensional(np.fft.irfft, x, n, axis, norm, "irfft")
+    return _one_dimensional(x, n, axis, norm, "irfft")
 
 
 def rfftn(
@@ -202,7 +201,7 @@ def rfftn(
 ) -> Array:
     """n-dimensional discrete Fourier transform of real input (the last transformed axis keeps
     ``s[-1]//2 + 1`` terms); complex of ``x``'s precision."""
-    return _n_dimensional(np.fft.rfftn, x, s, axes, norm, "rfftn", real=True)
+    return _n_dimensional(x, s, axes, norm, "rfftn", real=True)
 
 
 def irfftn(
@@ -215,18 +214,18 @@ def irfftn(
 ) -> Array:
     """Inverse of :func:`rfftn`: real of ``x``'s precision, ``s`` points along the axes (default:
     the input sizes, except ``2*(m - 1)`` along the last transformed axis)."""
-    return _n_dimensional(np.fft.irfftn, x, s, axes, norm, "irfftn")
+    return _n_dimensional(x, s, axes, norm, "irfftn")
 
 
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half:
     ``n`` real points (default ``2*(m - 1)``), real of ``x``'s precision."""
-    return _one_dimensional(np.fft.hfft, x, n, axis, norm, "hfft")
+    return _one_dimensional(x, n, axis, norm, "hfft")
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of :func:`hfft` for real input: ``n//2 + 1`` complex points of ``x``'s precision."""
-    return _one_dimensional(np.fft.ihfft, x, n, axis, norm, "ihfft", real=True)
+    return _one_dimensional(x, n, axis, norm, "ihfft", real=True)
 
 
 # --------------------------------------------------------------------------------- helpers
@@ -290,7 +289,7 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     if type(x) is not Array:
         raise TypeError(f"fft.fftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()
-    return wrap(np.fft.fftshift(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
+    return wrap(backend_function(x, "fft.fftshift")(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
@@ -298,4 +297,4 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     if type(x) is not Array:
         raise TypeError(f"fft.ifftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()
-    return wrap(np.fft.ifftshift(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))
+    return wrap(backend_function(x, "fft.ifftshift")(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))

@@ -12,6 +12,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from ._args import backend_function
+from ._backend import BackendUnavailable
 from ._array import Array, wrap
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
 from ._dtypes import as_dtype
@@ -163,7 +165,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     Array
         The triangular factors, with the shape of ``x``.
     """
-    return wrap(np.linalg.cholesky(_square(x, "cholesky"), upper=bool(upper)))
+    return wrap(backend_function(x, "linalg.cholesky")(_square(x, "cholesky"), upper=bool(upper)))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -188,12 +190,12 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"cross needs 3-element vectors along axis {axis}, got shapes {a.shape} and {b.shape}"
         )
-    return wrap(np.linalg.cross(a, b, axis=axis))
+    return wrap(backend_function(x1, "linalg.cross")(a, b, axis=axis))
 
 
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix in ``x`` (shape ``(..., M, M)`` to ``(...)``)."""
-    return wrap(np.linalg.det(_square(x, "det")))
+    return wrap(backend_function(x, "linalg.det")(_square(x, "det")))
 
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
@@ -221,8 +223,8 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     if x._native is None and not x._computable():
         return _diagonal_view(x, offset)
     native = x._as_native()
-    view = np.diagonal(native, offset=offset, axis1=-2, axis2=-1)
-    if isinstance(view, np.ndarray) and native.flags.writeable and not view.flags.writeable:
+    view = native.diagonal(offset=offset, axis1=-2, axis2=-1)
+    if native.flags.writeable and not view.flags.writeable:
         # numpy marks diagonal views read-only by policy only; the memory is x's and writable
         view.setflags(write=True)
     return wrap(view)
@@ -254,13 +256,13 @@ def eigh(x: Array, /) -> EighResult:
         ``eigenvalues`` (shape ``(..., M)``, real dtype of ``x``'s precision) and
         ``eigenvectors`` (shape ``(..., M, M)``, dtype of ``x``, one eigenvector per column).
     """
-    values, vectors = np.linalg.eigh(_square(x, "eigh"))
+    values, vectors = backend_function(x, "linalg.eigh")(_square(x, "eigh"))
     return EighResult(wrap(values), wrap(vectors))
 
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x`` (real dtype)."""
-    return wrap(np.linalg.eigvalsh(_square(x, "eigvalsh")))
+    return wrap(backend_function(x, "linalg.eigvalsh")(_square(x, "eigvalsh")))
 
 
 def eig(x: Array, /) -> EigResult:
@@ -273,18 +275,18 @@ def eig(x: Array, /) -> EigResult:
         column), both complex of ``x``'s precision even where every eigenvalue is real (numpy
         returns a real dtype then).
     """
-    values, vectors = np.linalg.eig(_square(x, "eig"))
+    values, vectors = backend_function(x, "linalg.eig")(_square(x, "eig"))
     return EigResult(wrap(_complex_of(values)), wrap(_complex_of(vectors)))
 
 
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision."""
-    return wrap(_complex_of(np.linalg.eigvals(_square(x, "eigvals"))))
+    return wrap(_complex_of(backend_function(x, "linalg.eigvals")(_square(x, "eigvals"))))
 
 
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix in ``x``."""
-    return wrap(np.linalg.inv(_square(x, "inv")))
+    return wrap(backend_function(x, "linalg.inv")(_square(x, "inv")))
 
 
 def matrix_norm(
@@ -320,7 +322,7 @@ def matrix_norm(
             raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
     elif ord not in (1, -1, 2, -2, np.inf, -np.inf):
         raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
-    return wrap(np.linalg.matrix_norm(native, keepdims=bool(keepdims), ord=ord))
+    return wrap(backend_function(x, "linalg.matrix_norm")(native, keepdims=bool(keepdims), ord=ord))
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
@@ -332,7 +334,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     n = operator.index(n)
     if n < 0:
         native = _floating(native)
-    return wrap(np.linalg.matrix_power(native, n))
+    return wrap(backend_function(x, "linalg.matrix_power")(native, n))
 
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -353,8 +355,8 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
         The ranks, shape ``x.shape[:-2]``, default integer dtype (int64).
     """
     native = _matrices(x, "matrix_rank")
-    ranks = np.linalg.matrix_rank(native, rtol=_rtol(rtol, x, "matrix_rank"))
-    return wrap(np.asarray(ranks, dtype=np.int64))
+    ranks = backend_function(x, "linalg.matrix_rank")(native, rtol=_rtol(rtol, x, "matrix_rank"))
+    return wrap(ranks.astype(np.int64))
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
@@ -362,7 +364,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     a, b = _natives(x1, x2, "outer")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer takes two 1-D arrays, got shapes {a.shape} and {b.shape}")
-    return wrap(np.linalg.outer(a, b))
+    return wrap(backend_function(x1, "linalg.outer")(a, b))
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -378,7 +380,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """
     native = _floating(_matrices(x, "pinv"))
     # rtol=None explicitly selects the standard's default (numpy's own default is 1e-15)
-    return wrap(np.linalg.pinv(native, rtol=_rtol(rtol, x, "pinv")))
+    return wrap(backend_function(x, "linalg.pinv")(native, rtol=_rtol(rtol, x, "pinv")))
 
 
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -399,7 +401,7 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
-    q, r = np.linalg.qr(_matrices(x, "qr"), mode=mode)
+    q, r = backend_function(x, "linalg.qr")(_matrices(x, "qr"), mode=mode)
     return QRResult(wrap(q), wrap(r))
 
 
@@ -412,7 +414,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
         ``sign`` (dtype of ``x``; 0 for a singular matrix) and ``logabsdet`` (real dtype of
         ``x``'s precision; ``-inf`` for a singular matrix).
     """
-    sign, logabsdet = np.linalg.slogdet(_square(x, "slogdet"))
+    sign, logabsdet = backend_function(x, "linalg.slogdet")(_square(x, "slogdet"))
     return SlogdetResult(wrap(sign), wrap(logabsdet))
 
 
@@ -443,7 +445,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     elif b.ndim < 2 or b.shape[-2] != size:
         raise ValueError(f"solve: x2 must have shape ({size},) or (..., {size}, K), got {b.shape}")
     # numpy >= 2 treats x2 as a vector only when it is 1-D, as the standard does
-    return wrap(np.linalg.solve(a, b))
+    return wrap(backend_function(x1, "linalg.solve")(a, b))
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -462,13 +464,17 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     SVDResult
         ``U``, ``S`` (shape ``(..., K)``, descending, real of ``x``'s precision) and ``Vh``.
     """
-    u, s, vh = np.linalg.svd(_matrices(x, "svd"), full_matrices=bool(full_matrices))
+    u, s, vh = backend_function(x, "linalg.svd")(_matrices(x, "svd"), full_matrices=bool(full_matrices))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
 def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix in ``x``, in descending order, real of ``x``'s precision."""
-    return wrap(np.linalg.svdvals(_matrices(x, "svdvals")))
+    matrices = _matrices(x, "svdvals")
+    try:
+        return wrap(backend_function(x, "linalg.svdvals")(matrices))
+    except BackendUnavailable:  # cupy: the singular values of its svd
+        return wrap(backend_function(x, "linalg.svd")(matrices, compute_uv=False))
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
@@ -495,7 +501,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     target = None if dtype is None else as_dtype(dtype).numpy_dtype
     if dtype is not None and target is None:
         raise TypeError(f"trace cannot compute in {as_dtype(dtype)}")
-    return wrap(np.linalg.trace(native, offset=offset, dtype=target))
+    return wrap(backend_function(x, "linalg.trace")(native, offset=offset, dtype=target))
 
 
 def vector_norm(
@@ -530,7 +536,7 @@ def vector_norm(
         raise TypeError(f"vector_norm: ord must be an int or a float, got {type(ord).__name__}")
     if axis is not None:
         axis = _axes(axis, native.ndim)
-    return wrap(np.linalg.vector_norm(_floating(native), axis=axis, keepdims=bool(keepdims), ord=ord))
+    return wrap(backend_function(x, "linalg.vector_norm")(_floating(native), axis=axis, keepdims=bool(keepdims), ord=ord))
 
 
 def _axes(axis: int | Sequence[int], ndim: int) -> int | tuple[int, ...]:

@@ -1,0 +1,141 @@
+"""The backends: one per device kind, and the CUDA one checked against a fake cupy module.
+
+The fake records what the CUDA backend asks of cupy (the memory it wraps, the pointer offset, the
+shape, dtype and byte strides of the view, the devices and streams it enters); it never reaches a
+CUDA driver (the driver state is set to "none", so stream ordering has nothing to order).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+from producer import make_capsule
+
+import dlarray
+from dlarray import _backend, _cuda
+from dlarray._backend import BY_DEVICE, BackendUnavailable, backend_for
+from dlarray._dlpack import DLDeviceType
+
+CUDA = (int(DLDeviceType.CUDA), 0)
+
+
+def test_each_device_kind_has_one_backend() -> None:
+    cpu = dlarray.Device("cpu")
+    assert backend_for(cpu) is _backend.HOST and backend_for(cpu).xp is np
+    assert backend_for(dlarray.Device("cuda:0")) is _backend.CUDA
+    assert backend_for(dlarray.Device("cuda_managed:0")) is _backend.CUDA
+    assert backend_for(dlarray.Device("cuda_host:0")).xp is np
+    assert backend_for(dlarray.Device("rocm:0")) is _backend.ROCM
+    assert not backend_for(dlarray.Device("vulkan:0")).computes
+    with pytest.raises(BackendUnavailable):
+        backend_for(dlarray.Device("vulkan:0")).xp
+
+
+def test_host_readable_kinds_are_the_host_and_managed_memory() -> None:
+    readable = {str(d) for d in (dlarray.Device(k) for k in
+                ("cpu", "cuda_host:0", "rocm_host:0", "cuda_managed:0", "cuda:0", "rocm:0")) if d.host_accessible}
+    assert readable == {"cpu", "cuda_host:0", "rocm_host:0", "cuda_managed:0"}
+
+
+class _FakeCupy(types.ModuleType):
+    """Just what the CUDA backend calls, recording the calls."""
+
+    def __init__(self) -> None:
+        super().__init__("cupy")
+        self.calls: list[tuple[Any, ...]] = []
+        calls = self.calls
+
+        class Device:
+            def __init__(self, index: int) -> None:
+                self.index = index
+
+            def __enter__(self) -> None:
+                calls.append(("device", self.index))
+
+            def __exit__(self, *exc: Any) -> None:
+                pass
+
+        class UnownedMemory:
+            def __init__(self, ptr: int, size: int, owner: Any, device_id: int) -> None:
+                calls.append(("memory", ptr, size, owner, device_id))
+                self.ptr = ptr
+
+        class MemoryPointer:
+            def __init__(self, mem: Any, offset: int) -> None:
+                calls.append(("pointer", mem.ptr, offset))
+                self.ptr = mem.ptr + offset
+
+        class ndarray:  # noqa: N801 - cupy's name
+            def __init__(self, shape: Any, dtype: Any, memptr: Any, strides: Any) -> None:
+                calls.append(("ndarray", tuple(shape), np.dtype(dtype), memptr.ptr, tuple(strides)))
+
+        class _Stream:
+            ptr = 0
+
+        cuda = types.SimpleNamespace(
+            Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer,
+            get_current_stream=lambda: _Stream(), stream=types.SimpleNamespace(),
+        )
+        self.cuda = cuda
+        self.ndarray = ndarray
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch: pytest.MonkeyPatch) -> _FakeCupy:
+    fake = _FakeCupy()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(_cuda, "_driver_state", [None])  # no driver: nothing is ever ordered
+    return fake
+
+
+def test_cuda_view_is_made_from_the_pointer(fake_cupy: _FakeCupy) -> None:
+    x = dlarray.from_dlpack(make_capsule((3, 4), device=CUDA).capsule)
+    assert x.dtype == dlarray.float32
+    BY_DEVICE[x.device].view(x)
+    address = x.data_ptr
+    assert ("device", 0) in fake_cupy.calls
+    assert ("memory", address, 3 * 4 * 4, x._owner, 0) in fake_cupy.calls
+    assert ("pointer", address, 0) in fake_cupy.calls
+    assert ("ndarray", (3, 4), np.dtype(np.float32), address, (16, 4)) in fake_cupy.calls
+
+
+def test_cuda_view_of_a_reversed_view_spans_the_memory_below_its_first_element(fake_cupy: _FakeCupy) -> None:
+    x = dlarray.from_dlpack(make_capsule((5,), device=CUDA).capsule)
+    base = x.data_ptr
+    reversed_view = x._view(x._offset + 4 * 4, (5,), (-1,))  # what x[::-1] describes
+    assert reversed_view.data_ptr == base + 4 * 4
+    BY_DEVICE[x.device].view(reversed_view)
+    assert ("memory", base, 5 * 4, x._owner, 0) in fake_cupy.calls
+    assert ("pointer", base, 16) in fake_cupy.calls
+    assert ("ndarray", (5,), np.dtype(np.float32), base + 16, (-4,)) in fake_cupy.calls
+
+
+def test_cuda_view_refuses_dtypes_cupy_lacks(fake_cupy: _FakeCupy) -> None:
+    bf16 = dlarray.from_dlpack(make_capsule((2,), code=4, bits=16, device=CUDA).capsule)
+    assert bf16.dtype == dlarray.bfloat16
+    with pytest.raises(BackendUnavailable, match="bfloat16"):
+        BY_DEVICE[bf16.device].view(bf16)
+    assert not any(call[0] == "memory" for call in fake_cupy.calls)
+
+
+def test_cuda_stream_rules_belong_to_the_cuda_backends() -> None:
+    cuda = BY_DEVICE[dlarray.Device("cuda:0")]
+    assert cuda.consumer_stream(dlarray.Device("cuda:0"), None) == _cuda.LEGACY_DEFAULT_STREAM
+    with pytest.raises(ValueError, match="ambiguous"):
+        cuda.consumer_stream(dlarray.Device("cuda:0"), 0)
+    with pytest.raises(BufferError, match="must be None"):
+        BY_DEVICE[dlarray.Device("cpu")].consumer_stream(dlarray.Device("cpu"), 1)
+    assert BY_DEVICE[dlarray.Device("cuda_host:0")].consumer_stream(dlarray.Device("cuda_host:0"), 2) is None
+
+
+def test_results_are_wrapped_by_their_backend() -> None:
+    native = np.arange(3.0)
+    x = dlarray._array.wrap(native)
+    assert x.device == dlarray.Device("cpu") and x._stream == _cuda.LEGACY_DEFAULT_STREAM
+    assert _backend.backend_of_native(native) is _backend.HOST
+    assert _backend.backend_of_native([1, 2]) is None
+    assert int(DLDeviceType.CPU) == x.__dlpack_device__()[0]
