@@ -14,6 +14,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 
 from ._array import Array, from_bits, wrap
+from ._devices import devices_differ
 from ._backend import BY_DEVICE, BackendUnavailable
 from ._dtypes import INTEGER_KINDS
 from ._storage import bits_view
@@ -76,7 +77,7 @@ def same_device(name: str, first: Array, *others: Any) -> None:
     """
     for other in others:
         if type(other) is Array and other._device is not first._device:
-            raise ValueError(f"{name}(): arrays are on different devices: {first._device} and {other._device}")
+            raise devices_differ(first._device, other._device, f"{name}(): arrays")
 
 
 def normalize_axis(axis: Any, ndim: int) -> int:

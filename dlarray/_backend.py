@@ -193,6 +193,10 @@ class Backend:
         """``xp.<name>(native, **options)`` for sum, prod, max, min, all, any."""
         return getattr(self.xp, name)(native, **options)
 
+    def mean(self, native: Any, *, axis: Any, dtype: Any, keepdims: bool, count: int) -> Any:
+        """The mean of ``native`` over ``axis`` (``count`` elements each), in ``dtype`` if given."""
+        return self.xp.mean(native, axis=axis, dtype=dtype, keepdims=keepdims)
+
     def consumer_stream(self, device: Device, stream: Any) -> int | None:
         """Validate ``__dlpack__``'s ``stream`` for an array on ``device``.
 
@@ -248,6 +252,19 @@ class HostBackend(Backend):
             options["dtype"] = np.bool_  # logical_and/or.reduce give bool only when asked
         return _NUMPY_REDUCTIONS[name](native, **options)
 
+    def mean(self, native: Any, *, axis: Any, dtype: Any, keepdims: bool, count: int) -> Any:
+        # what np.mean computes, without its Python-level wrapper: a sum divided by the count
+        # (numpy accumulates float16 in float32), divided in double precision and rounded back
+        # once, as numpy does
+        half = native.dtype == _FLOAT16
+        total = np.add.reduce(native, axis=axis, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
+        divisor = np.intp(count)
+        if isinstance(total, np.generic):  # a reduction over every axis gives a numpy scalar
+            result = total.dtype.type(total / divisor)
+        else:
+            result = np.true_divide(total, divisor, out=total, casting="unsafe")
+        return result.astype(_FLOAT16) if half else result
+
     def consumer_stream(self, device: Device, stream: Any) -> int | None:
         if self._cuda_stream_rules:
             _stream_type(stream)
@@ -264,6 +281,8 @@ class HostBackend(Backend):
         return host_view(array).copy()
 
 
+_FLOAT16 = np.dtype(np.float16)
+_FLOAT32 = np.dtype(np.float32)
 _NUMPY_REDUCTIONS = {
     "sum": np.add.reduce,
     "prod": np.multiply.reduce,

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._array import Array, _adopt, copy_argument, from_bits, wrap
 from ._data_type_functions import astype
-from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
+from ._devices import CPU, DEFAULT_DEVICE, Device, as_device, devices_differ
 from ._dlpack import (
     DLPACK_VERSION,
     CapsuleType,
@@ -20,6 +20,7 @@ from ._dlpack import (
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _interfaces
 from ._args import xp_of
+from ._backend import BY_DEVICE
 from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 _ndarray = np.ndarray
+_HOST_XP = BY_DEVICE[CPU].xp  # new arrays are built on the host, then moved to their device
 _DLPACK_VERSION = DLPACK_VERSION
 
 
@@ -292,7 +294,7 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     else:
         numpy_dtype = _DEFAULT_FOR_PYTHON.get(type(obj))
     try:
-        native = np.array(obj, dtype=numpy_dtype)
+        native = _HOST_XP.array(obj, dtype=numpy_dtype)
     except OverflowError:
         target = np.dtype("int64" if numpy_dtype is None else numpy_dtype)
         value = _integer_outside(obj, np.iinfo(target) if target.kind in "iu" else None)
@@ -309,7 +311,8 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
 
 
 # ================================================================================== new arrays
-# Every function below builds its result with numpy on the host. An array for another device is
+# Every function below builds its result on the host, with the host backend's namespace (_HOST_XP,
+# numpy), and places it (_placed). An array for another device is
 # then moved there by Array.to_device (which says what is missing when it cannot).
 
 
@@ -374,7 +377,7 @@ def _device_of_like(x: Any, device: Any) -> Device:
 def _raw_filled(shape: tuple[int, ...], dtype: DType, pattern: int | None, device: Device | None) -> Array:
     """A new array of a dtype numpy lacks, every element the bit ``pattern`` (None: uninitialised)."""
     unsigned = bits_dtype(dtype)
-    raw = np.empty(shape, dtype=unsigned) if pattern is None else np.full(shape, pattern, dtype=unsigned)
+    raw = _HOST_XP.empty(shape, dtype=unsigned) if pattern is None else _HOST_XP.full(shape, pattern, dtype=unsigned)
     return from_bits(raw, dtype, device)
 
 
@@ -408,7 +411,7 @@ def _new(
     make: Callable[..., np.ndarray],
     pattern: Callable[[DType], int | None],
 ) -> Array:
-    """A new array of ``shape`` built by ``make`` (np.empty/zeros/ones; float64 by default).
+    """A new array of ``shape`` built by ``make`` (empty/zeros/ones of the host namespace; float64 by default).
 
     A dtype numpy lacks is filled with ``pattern(dtype)`` instead (``None``: uninitialised).
     """
@@ -437,7 +440,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     -------
     Array
     """
-    return _new(shape, dtype, device, np.empty, _no_pattern)
+    return _new(shape, dtype, device, _HOST_XP.empty, _no_pattern)
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
@@ -457,7 +460,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     -------
     Array
     """
-    return _new(shape, dtype, device, np.zeros, _zero_pattern)
+    return _new(shape, dtype, device, _HOST_XP.zeros, _zero_pattern)
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
@@ -476,7 +479,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None)
     -------
     Array
     """
-    return _new(shape, dtype, device, np.ones, _one_pattern)
+    return _new(shape, dtype, device, _HOST_XP.ones, _one_pattern)
 
 
 def _fill_dtype(fill_value: Any) -> DType:
@@ -503,7 +506,7 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
         low, high = _integer_bounds(numpy_dtype)
         if not low <= int(fill_value) <= high:
             raise OverflowError(f"fill_value {fill_value} is out of the range of {dtype}")
-    return _placed(np.full(shape, fill_value, dtype=numpy_dtype), device)
+    return _placed(_HOST_XP.full(shape, fill_value, dtype=numpy_dtype), device)
 
 
 def full(
@@ -548,7 +551,7 @@ def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     Array
     """
     place = _device_of_like(x, device)  # checks that x is an Array
-    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.empty, _no_pattern)
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.empty, _no_pattern)
 
 
 def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
@@ -559,7 +562,7 @@ def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     Array
     """
     place = _device_of_like(x, device)  # checks that x is an Array
-    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.zeros, _zero_pattern)
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.zeros, _zero_pattern)
 
 
 def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
@@ -570,7 +573,7 @@ def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     Array
     """
     place = _device_of_like(x, device)  # checks that x is an Array
-    return _new(x.shape, x._dtype if dtype is None else dtype, place, np.ones, _one_pattern)
+    return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.ones, _one_pattern)
 
 
 def full_like(
@@ -623,9 +626,9 @@ def eye(
     target = _dtype_argument(dtype, float64)
     numpy_dtype = _numpy_dtype(target, "eye")
     if -rows < diagonal < cols:
-        native = np.eye(rows, cols, k=diagonal, dtype=numpy_dtype)
+        native = _HOST_XP.eye(rows, cols, k=diagonal, dtype=numpy_dtype)
     else:  # the diagonal misses the matrix (numpy's eye fails for a huge k)
-        native = np.zeros((rows, cols), dtype=numpy_dtype)
+        native = _HOST_XP.zeros((rows, cols), dtype=numpy_dtype)
     return _placed(native, _device_argument(device))
 
 
@@ -686,7 +689,7 @@ def arange(
     elif target.kind == "bool":
         raise TypeError("arange() cannot make a bool range")
     else:
-        native = np.arange(first, last, delta, dtype=numpy_dtype)
+        native = _HOST_XP.arange(first, last, delta, dtype=numpy_dtype)
     return _placed(native, _device_argument(device))
 
 
@@ -714,8 +717,8 @@ def _integer_range(start: int, stop: int, step: int, numpy_dtype: np.dtype) -> n
             raise OverflowError(f"arange({start}, {stop}, {step}) has values out of the range of {numpy_dtype}")
         if -_EXACT < start < _EXACT and -_EXACT < stop < _EXACT:
             # numpy's double-precision length is exact for spans below 2**53: its arange is faster
-            return np.arange(start, stop, step, dtype=numpy_dtype)
-    wide = np.arange(count, dtype=np.uint64)
+            return _HOST_XP.arange(start, stop, step, dtype=numpy_dtype)
+    wide = _HOST_XP.arange(count, dtype=np.uint64)
     wide *= np.uint64(step % 2**64)
     wide += np.uint64(start % 2**64)
     if numpy_dtype.kind == "i":
@@ -766,7 +769,7 @@ def linspace(
     numpy_dtype = _numpy_dtype(target, "linspace")
     if is_complex and target.kind != "complex floating":
         raise TypeError(f"linspace() with complex start or stop needs a complex dtype, not {target}")
-    native = np.linspace(start, stop, count, endpoint=bool(endpoint), dtype=numpy_dtype)
+    native = _HOST_XP.linspace(start, stop, count, endpoint=bool(endpoint), dtype=numpy_dtype)
     return _placed(native, _device_argument(device))
 
 
@@ -795,7 +798,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         if array.ndim != 1:
             raise ValueError(f"meshgrid() takes one-dimensional arrays, got one of shape {array.shape}")
         if device is not None and array._device is not device:
-            raise ValueError(f"arrays are on different devices: {device} and {array._device}")
+            raise devices_differ(device, array._device)
         device = array._device
         natives.append(array._as_native())
     if not natives:

@@ -18,7 +18,7 @@ import numpy as np
 from ._array import Array, from_bits, wrap
 from ._backend import BY_DEVICE
 from ._storage import bits_view
-from ._devices import as_device
+from ._devices import as_device, devices_differ
 from ._dtypes import (
     BY_NUMPY,
     INTEGER_KINDS,
@@ -156,7 +156,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     for item in arrays_and_dtypes:
         if type(item) is Array:
             if device is not None and item._device is not device:
-                raise ValueError(f"arrays are on different devices: {device} and {item._device}")
+                raise devices_differ(device, item._device)
             device = item._device
             dtype = item._dtype
         elif type(item) is DType:

@@ -160,3 +160,15 @@ def _default_device_from_environment() -> Device:
 #: Where creation functions put new arrays when no ``device`` is given (the CPU unless the
 #: ``DLARRAY_DEFAULT_DEVICE`` environment variable names another device at import time).
 DEFAULT_DEVICE = _default_device_from_environment()
+
+
+def devices_differ(first: Device, second: Device, what: str = "arrays") -> ValueError:
+    """The error for arguments on different devices, worded the same everywhere (raise it).
+
+    Examples
+    --------
+    >>> from dlarray._devices import CPU, Device, devices_differ
+    >>> devices_differ(CPU, Device("cuda:0"))
+    ValueError('arrays are on different devices: cpu and cuda:0')
+    """
+    return ValueError(f"{what} are on different devices: {first} and {second}")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, wrap
+from ._devices import devices_differ
 from ._backend import BY_DEVICE
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -19,7 +20,7 @@ def _check_pair(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
     if type(x1) is not Array or type(x2) is not Array:
         raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
     if x1._device is not x2._device:
-        raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
+        raise devices_differ(x1._device, x2._device)
     return x1._as_native(), x2._as_native()
 
 

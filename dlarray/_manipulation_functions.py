@@ -20,6 +20,7 @@ import numpy as np
 
 from ._args import normalize_axes, normalize_axis, same_device, source_of, xp_of
 from ._array import Array, from_bits, wrap
+from ._devices import devices_differ
 from ._data_type_functions import promote_all
 from ._storage import bits_view
 
@@ -475,7 +476,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"repeats must have an integer dtype, not {repeats._dtype}")
         if repeats._device is not x._device:
-            raise ValueError(f"repeats is on {repeats._device}, x on {x._device}")
+            raise devices_differ(x._device, repeats._device, "x and repeats")
         if repeats.ndim > 1:
             raise ValueError(f"repeats must be one-dimensional, got shape {repeats.shape}")
         counts = repeats._as_native()

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import numpy as np
-
 from ._array import Array, from_bits, wrap
+from ._backend import HOST
 from ._storage import bits_view
 from ._dtypes import DType
 from ._args import axis_argument, backend_array, index_result, reduction_axes, same_device, xp_of
@@ -187,7 +186,7 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     raw = _raw_dtype(x1, x2)
     if raw is not None:
         # choosing needs no arithmetic: dtypes numpy lacks are chosen as their bits
-        return from_bits(np.where(mask, bits_view(x1), bits_view(x2)), raw)
+        return from_bits(HOST.xp.where(mask, bits_view(x1), bits_view(x2)), raw)  # bits: on the host
     first = _operand(x1)
     second = _operand(x2)
     if type(x1) is not Array and type(x2) is not Array:

@@ -222,19 +222,8 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
         result_dtype = dtype if dtype is not None else native.dtype
         nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
         return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
-    backend_axis = axis_argument(axes, x.ndim)
-    if not BY_DEVICE[x._device].host_native:
-        return wrap(xp.mean(native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
-    # what np.mean computes, without its Python-level wrapper: a sum divided by the count
-    half = native.dtype == _FLOAT16
-    total = np.add.reduce(native, axis=backend_axis, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
-    # divided in double precision and rounded back once, as numpy does
-    divisor = np.intp(count)
-    if isinstance(total, np.generic):  # a reduction over every axis gives a numpy scalar
-        result = total.dtype.type(total / divisor)
-    else:
-        result = np.true_divide(total, divisor, out=total, casting="unsafe")
-    return wrap(result.astype(_FLOAT16) if half else result)
+    backend = BY_DEVICE[x._device]
+    return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:

@@ -14,8 +14,11 @@ import numpy as np
 
 from ._args import backend_function
 from ._array import Array, wrap
+from ._backend import BY_DEVICE
 from ._devices import CPU, DEFAULT_DEVICE, as_device
 from ._dtypes import as_dtype, float64
+
+_HOST_XP = BY_DEVICE[CPU].xp  # frequencies are computed on the host, then moved
 
 __all__ = [
     "fft",
@@ -260,7 +263,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
         default float64) on ``device``.
     """
     n, d = _window(n, d, "fftfreq")
-    return _frequencies(np.fft.fftfreq(n, d), dtype, device, "fftfreq")
+    return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, device, "fftfreq")
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
@@ -273,7 +276,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None
         on ``device``.
     """
     n, d = _window(n, d, "rfftfreq")
-    return _frequencies(np.fft.rfftfreq(n, d), dtype, device, "rfftfreq")
+    return _frequencies(_HOST_XP.fft.rfftfreq(n, d), dtype, device, "rfftfreq")
 
 
 def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:

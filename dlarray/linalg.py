@@ -15,6 +15,7 @@ import numpy as np
 from ._args import backend_function
 from ._backend import BackendUnavailable
 from ._array import Array, wrap
+from ._devices import devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
 from ._dtypes import as_dtype
 from ._linear_algebra_functions import _normalized, matmul, matrix_transpose, tensordot, vecdot, vector_axis
@@ -97,7 +98,7 @@ def _natives(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
     if type(x1) is not Array or type(x2) is not Array:
         raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
     if x1._device is not x2._device:
-        raise ValueError(f"arrays are on different devices: {x1._device} and {x2._device}")
+        raise devices_differ(x1._device, x2._device)
     return x1._as_native(), x2._as_native()
 
 
@@ -139,7 +140,7 @@ def _rtol(rtol: Any, x: Array, name: str) -> Any:
         return None
     if type(rtol) is Array:
         if rtol._device is not x._device:
-            raise ValueError(f"{name}: rtol is on {rtol._device}, x on {x._device}")
+            raise devices_differ(x._device, rtol._device, f"{name}: x and rtol")
         if rtol._dtype.kind != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, got {rtol._dtype}")
         return rtol._as_native()
