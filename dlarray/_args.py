@@ -157,7 +157,7 @@ def backend_function(x: Array, path: str) -> Any:
     'inv'
     """
     if type(x) is not Array:
-        raise TypeError(f"{path.rpartition('.')[2]}() expects an Array, got {type(x).__name__}")
+        raise TypeError(f"{str(path).rpartition('.')[2]}() expects an Array, got {type(x).__name__}")
     backend = BY_DEVICE[x._device]
     found: Any = backend.xp
     for part in path.split("."):

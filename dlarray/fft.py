@@ -12,13 +12,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._args import backend_function
+from ._args import backend_function as _backend_function
 from ._array import Array, wrap
-from ._backend import BY_DEVICE
+from ._backend import BY_DEVICE as _BY_DEVICE
 from ._devices import CPU, DEFAULT_DEVICE, as_device
 from ._dtypes import as_dtype, float64
 
-_HOST_XP = BY_DEVICE[CPU].xp  # frequencies are computed on the host, then moved
+_HOST_XP = _BY_DEVICE[CPU].xp  # frequencies are computed on the host, then moved
 
 __all__ = [
     "fft",
@@ -97,7 +97,7 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
 def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
     """Run the backend's 1-D transform ``name`` after checking its arguments."""
     native = _native(x, name, real=real)
-    function = backend_function(x, f"fft.{name}")
+    function = _backend_function(x, f"fft.{name}")
     axis = _axis(axis, native.ndim, name)
     return wrap(function(native, n=_length(n, name), axis=axis, norm=_norm(norm, name)))
 
@@ -105,7 +105,7 @@ def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool
 def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
     """Run the backend's n-D transform ``name`` after checking its arguments."""
     native = _native(x, name, real=real)
-    function = backend_function(x, f"fft.{name}")
+    function = _backend_function(x, f"fft.{name}")
     s, axes = _s_axes(s, axes, native.ndim, name)
     return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))
 
@@ -292,7 +292,7 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     if type(x) is not Array:
         raise TypeError(f"fft.fftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()
-    return wrap(backend_function(x, "fft.fftshift")(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
+    return wrap(_backend_function(x, "fft.fftshift")(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
@@ -300,4 +300,4 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     if type(x) is not Array:
         raise TypeError(f"fft.ifftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()
-    return wrap(backend_function(x, "fft.ifftshift")(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))
+    return wrap(_backend_function(x, "fft.ifftshift")(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))

@@ -12,10 +12,10 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from ._args import backend_function
-from ._backend import BackendUnavailable
+from ._args import backend_function as _backend_function
+from ._backend import BackendUnavailable as _BackendUnavailable
 from ._array import Array, wrap
-from ._devices import devices_differ
+from ._devices import devices_differ as _devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
 from ._dtypes import as_dtype
 from ._linear_algebra_functions import _normalized, matmul, matrix_transpose, tensordot, vecdot, vector_axis
@@ -98,7 +98,7 @@ def _natives(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
     if type(x1) is not Array or type(x2) is not Array:
         raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
     if x1._device is not x2._device:
-        raise devices_differ(x1._device, x2._device)
+        raise _devices_differ(x1._device, x2._device)
     return x1._as_native(), x2._as_native()
 
 
@@ -140,7 +140,7 @@ def _rtol(rtol: Any, x: Array, name: str) -> Any:
         return None
     if type(rtol) is Array:
         if rtol._device is not x._device:
-            raise devices_differ(x._device, rtol._device, f"{name}: x and rtol")
+            raise _devices_differ(x._device, rtol._device, f"{name}: x and rtol")
         if rtol._dtype.kind != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, got {rtol._dtype}")
         return rtol._as_native()
@@ -166,7 +166,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     Array
         The triangular factors, with the shape of ``x``.
     """
-    return wrap(backend_function(x, "linalg.cholesky")(_square(x, "cholesky"), upper=bool(upper)))
+    return wrap(_backend_function(x, "linalg.cholesky")(_square(x, "cholesky"), upper=bool(upper)))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -191,12 +191,12 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"cross needs 3-element vectors along axis {axis}, got shapes {a.shape} and {b.shape}"
         )
-    return wrap(backend_function(x1, "linalg.cross")(a, b, axis=axis))
+    return wrap(_backend_function(x1, "linalg.cross")(a, b, axis=axis))
 
 
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix in ``x`` (shape ``(..., M, M)`` to ``(...)``)."""
-    return wrap(backend_function(x, "linalg.det")(_square(x, "det")))
+    return wrap(_backend_function(x, "linalg.det")(_square(x, "det")))
 
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
@@ -257,13 +257,13 @@ def eigh(x: Array, /) -> EighResult:
         ``eigenvalues`` (shape ``(..., M)``, real dtype of ``x``'s precision) and
         ``eigenvectors`` (shape ``(..., M, M)``, dtype of ``x``, one eigenvector per column).
     """
-    values, vectors = backend_function(x, "linalg.eigh")(_square(x, "eigh"))
+    values, vectors = _backend_function(x, "linalg.eigh")(_square(x, "eigh"))
     return EighResult(wrap(values), wrap(vectors))
 
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x`` (real dtype)."""
-    return wrap(backend_function(x, "linalg.eigvalsh")(_square(x, "eigvalsh")))
+    return wrap(_backend_function(x, "linalg.eigvalsh")(_square(x, "eigvalsh")))
 
 
 def eig(x: Array, /) -> EigResult:
@@ -276,18 +276,18 @@ def eig(x: Array, /) -> EigResult:
         column), both complex of ``x``'s precision even where every eigenvalue is real (numpy
         returns a real dtype then).
     """
-    values, vectors = backend_function(x, "linalg.eig")(_square(x, "eig"))
+    values, vectors = _backend_function(x, "linalg.eig")(_square(x, "eig"))
     return EigResult(wrap(_complex_of(values)), wrap(_complex_of(vectors)))
 
 
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision."""
-    return wrap(_complex_of(backend_function(x, "linalg.eigvals")(_square(x, "eigvals"))))
+    return wrap(_complex_of(_backend_function(x, "linalg.eigvals")(_square(x, "eigvals"))))
 
 
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix in ``x``."""
-    return wrap(backend_function(x, "linalg.inv")(_square(x, "inv")))
+    return wrap(_backend_function(x, "linalg.inv")(_square(x, "inv")))
 
 
 def matrix_norm(
@@ -323,7 +323,7 @@ def matrix_norm(
             raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
     elif ord not in (1, -1, 2, -2, np.inf, -np.inf):
         raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
-    return wrap(backend_function(x, "linalg.matrix_norm")(native, keepdims=bool(keepdims), ord=ord))
+    return wrap(_backend_function(x, "linalg.matrix_norm")(native, keepdims=bool(keepdims), ord=ord))
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
@@ -335,7 +335,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     n = operator.index(n)
     if n < 0:
         native = _floating(native)
-    return wrap(backend_function(x, "linalg.matrix_power")(native, n))
+    return wrap(_backend_function(x, "linalg.matrix_power")(native, n))
 
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -356,7 +356,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
         The ranks, shape ``x.shape[:-2]``, default integer dtype (int64).
     """
     native = _matrices(x, "matrix_rank")
-    ranks = backend_function(x, "linalg.matrix_rank")(native, rtol=_rtol(rtol, x, "matrix_rank"))
+    ranks = _backend_function(x, "linalg.matrix_rank")(native, rtol=_rtol(rtol, x, "matrix_rank"))
     return wrap(ranks.astype(np.int64))
 
 
@@ -365,7 +365,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     a, b = _natives(x1, x2, "outer")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer takes two 1-D arrays, got shapes {a.shape} and {b.shape}")
-    return wrap(backend_function(x1, "linalg.outer")(a, b))
+    return wrap(_backend_function(x1, "linalg.outer")(a, b))
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -381,7 +381,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """
     native = _floating(_matrices(x, "pinv"))
     # rtol=None explicitly selects the standard's default (numpy's own default is 1e-15)
-    return wrap(backend_function(x, "linalg.pinv")(native, rtol=_rtol(rtol, x, "pinv")))
+    return wrap(_backend_function(x, "linalg.pinv")(native, rtol=_rtol(rtol, x, "pinv")))
 
 
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -402,7 +402,7 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
-    q, r = backend_function(x, "linalg.qr")(_matrices(x, "qr"), mode=mode)
+    q, r = _backend_function(x, "linalg.qr")(_matrices(x, "qr"), mode=mode)
     return QRResult(wrap(q), wrap(r))
 
 
@@ -415,7 +415,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
         ``sign`` (dtype of ``x``; 0 for a singular matrix) and ``logabsdet`` (real dtype of
         ``x``'s precision; ``-inf`` for a singular matrix).
     """
-    sign, logabsdet = backend_function(x, "linalg.slogdet")(_square(x, "slogdet"))
+    sign, logabsdet = _backend_function(x, "linalg.slogdet")(_square(x, "slogdet"))
     return SlogdetResult(wrap(sign), wrap(logabsdet))
 
 
@@ -446,7 +446,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     elif b.ndim < 2 or b.shape[-2] != size:
         raise ValueError(f"solve: x2 must have shape ({size},) or (..., {size}, K), got {b.shape}")
     # numpy >= 2 treats x2 as a vector only when it is 1-D, as the standard does
-    return wrap(backend_function(x1, "linalg.solve")(a, b))
+    return wrap(_backend_function(x1, "linalg.solve")(a, b))
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -465,7 +465,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     SVDResult
         ``U``, ``S`` (shape ``(..., K)``, descending, real of ``x``'s precision) and ``Vh``.
     """
-    u, s, vh = backend_function(x, "linalg.svd")(_matrices(x, "svd"), full_matrices=bool(full_matrices))
+    u, s, vh = _backend_function(x, "linalg.svd")(_matrices(x, "svd"), full_matrices=bool(full_matrices))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
@@ -473,9 +473,9 @@ def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix in ``x``, in descending order, real of ``x``'s precision."""
     matrices = _matrices(x, "svdvals")
     try:
-        return wrap(backend_function(x, "linalg.svdvals")(matrices))
-    except BackendUnavailable:  # cupy: the singular values of its svd
-        return wrap(backend_function(x, "linalg.svd")(matrices, compute_uv=False))
+        return wrap(_backend_function(x, "linalg.svdvals")(matrices))
+    except _BackendUnavailable:  # cupy: the singular values of its svd
+        return wrap(_backend_function(x, "linalg.svd")(matrices, compute_uv=False))
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
@@ -502,7 +502,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     target = None if dtype is None else as_dtype(dtype).numpy_dtype
     if dtype is not None and target is None:
         raise TypeError(f"trace cannot compute in {as_dtype(dtype)}")
-    return wrap(backend_function(x, "linalg.trace")(native, offset=offset, dtype=target))
+    return wrap(_backend_function(x, "linalg.trace")(native, offset=offset, dtype=target))
 
 
 def vector_norm(
@@ -537,7 +537,7 @@ def vector_norm(
         raise TypeError(f"vector_norm: ord must be an int or a float, got {type(ord).__name__}")
     if axis is not None:
         axis = _axes(axis, native.ndim)
-    return wrap(backend_function(x, "linalg.vector_norm")(_floating(native), axis=axis, keepdims=bool(keepdims), ord=ord))
+    return wrap(_backend_function(x, "linalg.vector_norm")(_floating(native), axis=axis, keepdims=bool(keepdims), ord=ord))
 
 
 def _axes(axis: int | Sequence[int], ndim: int) -> int | tuple[int, ...]:
