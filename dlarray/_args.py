@@ -20,7 +20,7 @@ from ._dtypes import INTEGER_KINDS
 from ._storage import bits_view
 
 __all__ = [
-    "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "index_result", "normalize_axes",
+    "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "backend_arrays", "index_result", "normalize_axes",
     "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of", "backend_function",
 ]
 
@@ -165,3 +165,20 @@ def backend_function(x: Array, path: str) -> Any:
         if found is None:
             raise BackendUnavailable(f"{path} is not available for arrays on {x._device}: {backend.name} has no {path}")
     return found
+
+
+def backend_arrays(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
+    """The backend arrays of two Array arguments on one device (TypeError, ValueError).
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import backend_arrays
+    >>> [a.shape for a in backend_arrays(dlarray.ones(2), dlarray.ones(3), "f")]
+    [(2,), (3,)]
+    """
+    if type(x1) is not Array or type(x2) is not Array:
+        raise TypeError(f"{name}() takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
+    if x1._device is not x2._device:
+        raise devices_differ(x1._device, x2._device, f"{name}(): arrays")
+    return x1._as_native(), x2._as_native()

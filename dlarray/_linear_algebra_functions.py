@@ -8,20 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from ._args import backend_arrays
 from ._array import Array, wrap
-from ._devices import devices_differ
 from ._backend import BY_DEVICE
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
-
-
-def _check_pair(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
-    """The backend arrays of two Array arguments on the same device (TypeError/ValueError)."""
-    if type(x1) is not Array or type(x2) is not Array:
-        raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
-    if x1._device is not x2._device:
-        raise devices_differ(x1._device, x2._device)
-    return x1._as_native(), x2._as_native()
 
 
 def vector_axis(axis: Any, ndim1: int, ndim2: int, name: str) -> int:
@@ -63,7 +54,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     Array
         The product, with the dtype given by type promotion.
     """
-    a, b = _check_pair(x1, x2, "matmul")
+    a, b = backend_arrays(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul does not take 0-d arrays; use multiply")
     return wrap(BY_DEVICE[x1._device].xp.matmul(a, b))
@@ -151,7 +142,7 @@ def tensordot(
     Array
         The non-contracted axes of ``x1`` followed by those of ``x2``; dtype by type promotion.
     """
-    a, b = _check_pair(x1, x2, "tensordot")
+    a, b = backend_arrays(x1, x2, "tensordot")
     first, second = _tensordot_axes(axes, a.ndim, b.ndim)
     for i, j in zip(first, second):
         if a.shape[i] != b.shape[j]:
@@ -178,7 +169,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     Array
         The dot products, with the contracted axis removed; dtype by type promotion.
     """
-    a, b = _check_pair(x1, x2, "vecdot")
+    a, b = backend_arrays(x1, x2, "vecdot")
     axis = vector_axis(axis, a.ndim, b.ndim, "vecdot")
     if a.shape[axis] != b.shape[axis]:
         raise ValueError(

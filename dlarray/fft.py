@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._args import backend_array as _backend_array
 from ._args import backend_function as _backend_function
 from ._array import Array, wrap
 from ._backend import BY_DEVICE as _BY_DEVICE
@@ -42,19 +43,18 @@ _NORMS = ("backward", "ortho", "forward")
 
 
 # --------------------------------------------------------------------------------- helpers
-def _native(x: Any, name: str, *, real: bool = False) -> Any:
+def _transform_input(x: Any, name: str, *, real: bool = False) -> Any:
     """The backend array of ``x``: an Array with at least one dimension.
 
     ``real``: the transform takes real input only (``rfft``, ``rfftn``, ``ihfft``); numpy would
     silently drop the imaginary part of a complex one.
     """
-    if type(x) is not Array:
-        raise TypeError(f"fft.{name} takes an Array, got {type(x).__name__}")
+    native = _backend_array(x, f"fft.{name}")
     if x.ndim == 0:
         raise ValueError(f"fft.{name} needs an array with at least one dimension")
     if real and x._dtype.kind == "complex floating":
         raise TypeError(f"fft.{name} needs a real-valued array, got {x._dtype}")
-    return x._as_native()
+    return native
 
 
 def _norm(norm: Any, name: str) -> str:
@@ -96,7 +96,7 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
 
 def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
     """Run the backend's 1-D transform ``name`` after checking its arguments."""
-    native = _native(x, name, real=real)
+    native = _transform_input(x, name, real=real)
     function = _backend_function(x, f"fft.{name}")
     axis = _axis(axis, native.ndim, name)
     return wrap(function(native, n=_length(n, name), axis=axis, norm=_norm(norm, name)))
@@ -104,7 +104,7 @@ def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool
 
 def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
     """Run the backend's n-D transform ``name`` after checking its arguments."""
-    native = _native(x, name, real=real)
+    native = _transform_input(x, name, real=real)
     function = _backend_function(x, f"fft.{name}")
     s, axes = _s_axes(s, axes, native.ndim, name)
     return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))

@@ -12,6 +12,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from ._args import backend_array as _backend_array
+from ._args import backend_arrays as _backend_arrays
 from ._args import backend_function as _backend_function
 from ._backend import BackendUnavailable as _BackendUnavailable
 from ._array import Array, wrap
@@ -86,25 +88,9 @@ class SVDResult(NamedTuple):
 
 
 # --------------------------------------------------------------------------------- helpers
-def _native(x: Any, name: str) -> Any:
-    """The backend array of an Array argument (TypeError for anything else)."""
-    if type(x) is not Array:
-        raise TypeError(f"{name} takes an Array, got {type(x).__name__}")
-    return x._as_native()
-
-
-def _natives(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
-    """The backend arrays of two Array arguments on the same device."""
-    if type(x1) is not Array or type(x2) is not Array:
-        raise TypeError(f"{name} takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
-    if x1._device is not x2._device:
-        raise _devices_differ(x1._device, x2._device)
-    return x1._as_native(), x2._as_native()
-
-
 def _matrices(x: Any, name: str) -> Any:
     """The backend array of a stack of matrices (at least 2 dimensions)."""
-    native = _native(x, name)
+    native = _backend_array(x, name)
     if native.ndim < 2:
         raise ValueError(f"{name} needs an array of shape (..., M, N), got shape {native.shape}")
     return native
@@ -185,7 +171,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     Array
         The cross products, with the broadcast shape; dtype by type promotion.
     """
-    a, b = _natives(x1, x2, "cross")
+    a, b = _backend_arrays(x1, x2, "cross")
     axis = vector_axis(axis, a.ndim, b.ndim, "cross")
     if a.shape[axis] != 3 or b.shape[axis] != 3:
         raise ValueError(
@@ -362,7 +348,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two vectors: shape ``(N, M)``, dtype by type promotion."""
-    a, b = _natives(x1, x2, "outer")
+    a, b = _backend_arrays(x1, x2, "outer")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer takes two 1-D arrays, got shapes {a.shape} and {b.shape}")
     return wrap(_backend_function(x1, "linalg.outer")(a, b))
@@ -436,7 +422,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         Shape ``x1.shape[:-2] + (M,)`` for a vector ``x2``, else ``(..., M, K)`` with the
         broadcast stack shape; dtype by type promotion.
     """
-    a, b = _natives(x1, x2, "solve")
+    a, b = _backend_arrays(x1, x2, "solve")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"solve: x1 must have shape (..., M, M), got {a.shape}")
     size = a.shape[-1]
@@ -532,7 +518,7 @@ def vector_norm(
     Array
         The norms, real floating point (of ``x``'s precision for a floating ``x``).
     """
-    native = _native(x, "vector_norm")
+    native = _backend_array(x, "vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be an int or a float, got {type(ord).__name__}")
     if axis is not None:
