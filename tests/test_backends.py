@@ -72,6 +72,11 @@ class _FakeCupy(types.ModuleType):
         class ndarray:  # noqa: N801 - cupy's name
             def __init__(self, shape: Any, dtype: Any, memptr: Any, strides: Any) -> None:
                 calls.append(("ndarray", tuple(shape), np.dtype(dtype), memptr.ptr, tuple(strides)))
+                self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+            def get(self) -> np.ndarray:  # the copy to the host: a value the test can recognise
+                calls.append(("get",))
+                return np.full(self.shape, 2.5, dtype=self.dtype)
 
         class _Stream:
             ptr = 0
@@ -139,3 +144,11 @@ def test_results_are_wrapped_by_their_backend() -> None:
     assert _backend.backend_of_native(native) is _backend.HOST
     assert _backend.backend_of_native([1, 2]) is None
     assert int(DLDeviceType.CPU) == x.__dlpack_device__()[0]
+
+
+def test_cuda_values_are_read_through_a_host_copy(fake_cupy: _FakeCupy) -> None:
+    """bool/int/float/complex and repr read a CUDA array's value (as cupy and torch do)."""
+    x = dlarray.from_dlpack(make_capsule((), device=CUDA).capsule)
+    assert float(x) == 2.5 and bool(x) and complex(x) == 2.5
+    assert "2.5" in repr(x)
+    assert ("get",) in fake_cupy.calls
