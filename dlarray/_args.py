@@ -77,7 +77,7 @@ def same_device(name: str, first: Array, *others: Any) -> None:
     """
     for other in others:
         if type(other) is Array and other._device is not first._device:
-            raise devices_differ(first._device, other._device, f"{name}(): arrays")
+            raise ValueError(devices_differ(first._device, other._device, f"{name}(): arrays"))
 
 
 def normalize_axis(axis: Any, ndim: int) -> int:
@@ -180,5 +180,5 @@ def backend_arrays(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
     if type(x1) is not Array or type(x2) is not Array:
         raise TypeError(f"{name}() takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
     if x1._device is not x2._device:
-        raise devices_differ(x1._device, x2._device, f"{name}(): arrays")
+        raise ValueError(devices_differ(x1._device, x2._device, f"{name}(): arrays"))
     return x1._as_native(), x2._as_native()

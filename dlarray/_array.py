@@ -658,7 +658,7 @@ class Array:
         native = self._as_native()
         if type(other) is Array:
             if other._device is not self._device:
-                raise devices_differ(self._device, other._device)
+                raise ValueError(devices_differ(self._device, other._device))
             other = other._as_native()
         getattr(BY_DEVICE[self._device].xp, ufunc)(native, other, out=native)
         return self
@@ -819,7 +819,7 @@ def _numeric(array: Array, value: Any) -> Any:
     """``value`` (a sequence, a numpy array, a buffer, a DLPack producer...) as a backend array on
     ``array``'s device, as numpy/cupy convert it; TypeError unless its values are numbers or bools."""
     try:
-        native = _backend.namespace_for(array).asarray(value)
+        native = BY_DEVICE[array._device].xp.asarray(value)
     except OverflowError:
         raise OverflowError(f"an integer in {value!r} does not fit int64 or uint64") from None
     if native.dtype.kind not in "biufc":
@@ -1134,7 +1134,7 @@ def basic_view(array: Array, key: Any) -> Array:
 def _array_item(array: Array, item: Array) -> Any:
     """One Array in a key: an int for a 0-d integer array, the backend array otherwise."""
     if item._device is not array._device:
-        raise devices_differ(array._device, item._device, "the array and its index array")
+        raise ValueError(devices_differ(array._device, item._device, "the array and its index array"))
     kind = item._dtype.kind
     if kind in INTEGER_KINDS:
         # a 0-d integer array is the same as the integer it holds (basic indexing, a view)
@@ -1224,7 +1224,7 @@ def raw_setitem(array: Array, key: Any, value: Any) -> None:
     what asarray accepts) is converted to the array's format, rounded to nearest even as
     ``astype`` rounds."""
     if type(value) is Array and value._device is not array._device:
-        raise devices_differ(array._device, value._device, "the array and the value")
+        raise ValueError(devices_differ(array._device, value._device, "the array and the value"))
     _refuse_complex_into_real(array, value)
     if type(value) is Array and value._dtype is array._dtype:
         bits = bits_view(value)
@@ -1273,7 +1273,7 @@ def setitem(array: Array, key: Any, value: Any) -> None:
     """
     if type(value) is Array:
         if value._device is not array._device:
-            raise devices_differ(array._device, value._device, "the array and the value")
+            raise ValueError(devices_differ(array._device, value._device, "the array and the value"))
         _refuse_complex_into_real(array, value)
         value = value._as_native()
     elif type(value) not in (bool, int, float):

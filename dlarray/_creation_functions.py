@@ -798,7 +798,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         if array.ndim != 1:
             raise ValueError(f"meshgrid() takes one-dimensional arrays, got one of shape {array.shape}")
         if device is not None and array._device is not device:
-            raise devices_differ(device, array._device)
+            raise ValueError(devices_differ(device, array._device))
         device = array._device
         natives.append(array._as_native())
     if not natives:

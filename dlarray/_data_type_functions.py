@@ -156,7 +156,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     for item in arrays_and_dtypes:
         if type(item) is Array:
             if device is not None and item._device is not device:
-                raise devices_differ(device, item._device)
+                raise ValueError(devices_differ(device, item._device))
             device = item._device
             dtype = item._dtype
         elif type(item) is DType:

@@ -162,13 +162,13 @@ def _default_device_from_environment() -> Device:
 DEFAULT_DEVICE = _default_device_from_environment()
 
 
-def devices_differ(first: Device, second: Device, what: str = "arrays") -> ValueError:
-    """The error for arguments on different devices, worded the same everywhere (raise it).
+def devices_differ(first: Device, second: Device, what: str = "arrays") -> str:
+    """The message of the ValueError for arguments on different devices, one wording everywhere.
 
     Examples
     --------
     >>> from dlarray._devices import CPU, Device, devices_differ
     >>> devices_differ(CPU, Device("cuda:0"))
-    ValueError('arrays are on different devices: cpu and cuda:0')
+    'arrays are on different devices: cpu and cuda:0'
     """
-    return ValueError(f"{what} are on different devices: {first} and {second}")
+    return f"{what} are on different devices: {first} and {second}"

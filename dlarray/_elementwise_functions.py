@@ -47,7 +47,7 @@ def _operands(x1: Any, x2: Any) -> tuple[Any, Any, Any]:
             a = x1._as_native()
         if type(x2) is Array:
             if device is not x2._device:
-                raise devices_differ(device, x2._device)
+                raise ValueError(devices_differ(device, x2._device))
             b = x2._native
             return _BY_DEVICE[device].xp, a, (x2._as_native() if b is None else b)
         if type(x2) in _SCALARS:
@@ -495,7 +495,7 @@ def _clip_bound(bound: Any, x: Array, native: Any, name: str) -> Any:
         return bound
     if kind is Array:
         if bound._device is not x._device:
-            raise devices_differ(x._device, bound._device)
+            raise ValueError(devices_differ(x._device, bound._device))
         return bound._as_native()
     raise TypeError(f"clip: {name} must be None, a Python int or float, or an Array, not {kind.__name__}")
 

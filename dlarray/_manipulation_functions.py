@@ -476,7 +476,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"repeats must have an integer dtype, not {repeats._dtype}")
         if repeats._device is not x._device:
-            raise devices_differ(x._device, repeats._device, "x and repeats")
+            raise ValueError(devices_differ(x._device, repeats._device, "x and repeats"))
         if repeats.ndim > 1:
             raise ValueError(f"repeats must be one-dimensional, got shape {repeats.shape}")
         counts = repeats._as_native()
