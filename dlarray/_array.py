@@ -604,7 +604,14 @@ class Array:
         return f"Array({body}{shape}, dtype={self._dtype}, device={self._device}{suffix})"
 
     def __str__(self) -> str:
-        """The values alone, as numpy's ``str`` prints them (``[1. 2. 3.]``; a 0-d array: its value)."""
+        """The values alone, as numpy's ``str`` prints them (a 0-d array: its value).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> print(xp.asarray([1.0, 2.5], dtype=xp.bfloat16))
+        [1.  2.5]
+        """
         try:
             values = self._printable()
         except TypeError:
@@ -612,7 +619,14 @@ class Array:
         return str(values[()]) if self.ndim == 0 else np.array2string(values)
 
     def __format__(self, format_spec: str, /) -> str:
-        """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``."""
+        """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> f"{xp.asarray(3.14159):.2f}"
+        '3.14'
+        """
         if self.ndim == 0:
             return format(self._printable()[()].item(), format_spec)
         if format_spec:
@@ -624,7 +638,14 @@ class Array:
 
     def __round__(self, ndigits: int | None = None) -> Any:
         """``round(x)``, ``round(x, n)`` of a 0-d real array: Python's round of its value
-        (``dlarray.round`` rounds arrays elementwise)."""
+        (``dlarray.round`` rounds arrays elementwise).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> round(xp.asarray(2.71828), 2)
+        2.72
+        """
         if self.ndim != 0:
             raise TypeError(
                 f"round() takes a 0-d array, this one has shape {self.shape}: use dlarray.round(x) for "
@@ -711,10 +732,20 @@ class Array:
         return raw_getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        """Assign ``value`` (an Array or a Python scalar, broadcast) into ``self[key]``.
+        """Assign ``value`` (broadcast) into ``self[key]``.
 
-        The array keeps its dtype and shape. Refused (ValueError) for a read-only array; arrays of
-        dtypes numpy lacks take only Arrays of their own dtype.
+        ``value``: an Array, a Python scalar, or what numpy (cupy on CUDA) converts to numbers (a
+        numpy array, a nested list, tuple or range...). The array keeps its dtype and shape; values
+        are cast to it (into bfloat16 and float8/6/4, rounded to nearest even). Refused: a read-only
+        array (ValueError), a complex value into a real array (TypeError).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> x = xp.zeros(3)
+        >>> x[:2] = [1, 2]
+        >>> x
+        Array([1., 2., 0.], dtype=float64, device=cpu)
         """
         if self.readonly:
             raise ValueError("assignment destination is read-only")
