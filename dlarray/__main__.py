@@ -21,8 +21,9 @@ import importlib
 import importlib.util
 import json
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ def _cuda_cupy() -> Any:
         import cupy
 
         return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
-    except Exception:
+    except Exception:  # noqa: BLE001 - no usable CUDA runtime: no cupy row or column
         return None
 
 
@@ -256,7 +257,7 @@ def probe(
             source = producer.make()
             address = producer.pointer(source)
             imported = dlarray.asarray(source)
-        except Exception as exc:  # the probe reports, it does not stop
+        except Exception as exc:  # noqa: BLE001 - the probe reports any refusal, it does not stop
             row = [producer.name, record(producer.name, IMPORT, "refused", _refusal_reason(exc))]
             result.rows.append(row + ["-"] * len(chosen_consumers))
             continue
@@ -268,7 +269,7 @@ def probe(
             try:
                 received = consumer.consume(imported)
                 same = consumer.pointer(received) == address
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - reported in the cell and its footnote
                 row.append(record(producer.name, consumer.name, "refused", _refusal_reason(exc)))
                 continue
             if same:

@@ -18,7 +18,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytest.importorskip("pytest_jsonreport", reason="the conformance extra (pytest-json-report) is not installed")
 
 
 @pytest.fixture()
@@ -124,7 +123,7 @@ def test_summary_comes_from_the_report_counts(runner: ModuleType) -> None:
 
 
 def test_runs_land_in_an_ignored_folder() -> None:
-    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "conformance/.runs/cpu-5.txt"])
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "conformance/.runs/cpu-5.txt"], check=False)
     if ignored.returncode == 128:
         pytest.skip("not a git checkout")
     assert ignored.returncode == 0
