@@ -76,12 +76,12 @@ def test_on_a_simulated_gpu_no_made_up_pointer_reaches_the_gpu() -> None:
 
 
 def test_the_simulation_catches_what_crashed_a_real_gpu() -> None:
-    """Shown the GPU, the stream test hands a made-up stream to cuStreamWaitEvent (a segfault in
-    libcuda), and cupy is asked to view made-up device memory."""
+    """Shown the GPU, the stream test hands a made-up stream to cuStreamWaitEvent (what segfaulted
+    in libcuda on a real H100)."""
     result = _simulate("--show-gpu-to-all")
     assert result.returncode == 1, result.stdout[-4000:]
+    assert "test_cuda_export_accepts_dlpack_stream_values" in result.stdout
     assert "driver cuStreamWaitEvent: a made-up stream" in result.stdout
-    assert "test_views_keep_the_stream_their_data_is_ordered_on\n      cupy.from_dlpack" in result.stdout
 
 
 def test_a_test_blocked_in_c_with_the_gil_held_ends_the_run(tmp_path: Path) -> None:
