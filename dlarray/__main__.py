@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import array
-import importlib
 import importlib.util
 import json
 import sys
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 import dlarray
+from dlarray.testing._cli import main as check_command
 
 Pointer = Callable[[Any], int]
 
@@ -341,8 +341,8 @@ def run_probe(argv: Sequence[str]) -> int:
 
 
 # Subcommands: first word -> the module whose ``main(argv)`` runs it (imported only when used).
-SUBCOMMANDS: dict[str, str] = {
-    "check": "dlarray.testing._cli",  # `python -m dlarray check LIBRARY`: the DLPack conformance kit
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "check": check_command,  # `python -m dlarray check LIBRARY`: the DLPack conformance kit
 }
 
 
@@ -354,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
-        return int(importlib.import_module(SUBCOMMANDS[args[0]]).main(args[1:]))
+        return int(SUBCOMMANDS[args[0]](args[1:]))
     return run_probe(args)
 
 

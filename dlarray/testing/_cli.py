@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._consumer_checks import check_consumer
+import dlarray
+
+from ._consumer_checks import _resolve, check_consumer
 from ._producer_checks import check_producer
 from ._report import Report
 
@@ -84,8 +86,6 @@ def _pydlpack() -> Library:
 
 
 def _dlarray() -> Library:
-    import dlarray
-
     return Library("dlarray", lambda: dlarray.asarray(_strided_numpy()),
                    lambda: dlarray.from_dlpack(_strided_numpy(readonly=True)), consumer="dlarray:from_dlpack")
 
@@ -113,8 +113,6 @@ LIBRARIES: dict[str, Callable[[], Library]] = {
 
 
 def _from_callable(spec: str) -> Library:
-    from ._consumer_checks import _resolve
-
     consumer = _resolve(spec)
     return Library(spec.partition(":")[0].split(".")[0], lambda: consumer(_strided_numpy()), consumer=spec)
 
