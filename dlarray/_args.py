@@ -15,7 +15,7 @@ from numpy.exceptions import AxisError
 
 from ._array import Array, from_bits, wrap
 from ._devices import devices_differ
-from ._backend import BY_DEVICE, BackendUnavailable
+from ._backend import BackendUnavailable
 from ._dtypes import INTEGER_KINDS
 from ._storage import bits_view
 
@@ -46,7 +46,7 @@ def backend_array(x: Any, name: str) -> Any:
 
 def xp_of(x: Array) -> Any:
     """The compute namespace of ``x``'s device: numpy, or cupy for arrays on a CUDA device."""
-    return BY_DEVICE[x._device].xp
+    return x._device.backend.xp
 
 
 def source_of(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
@@ -61,7 +61,7 @@ def source_of(x: Any, name: str) -> tuple[Any, Callable[[Any], Array], Any]:
     dtype = x._dtype
     if dtype.numpy_dtype is None:
         return bits_view(x), lambda raw: from_bits(raw, dtype), np
-    return x._as_native(), wrap, BY_DEVICE[x._device].xp
+    return x._as_native(), wrap, x._device.backend.xp
 
 
 def same_device(name: str, first: Array, *others: Any) -> None:
@@ -158,7 +158,7 @@ def backend_function(x: Array, path: str) -> Any:
     """
     if type(x) is not Array:
         raise TypeError(f"{str(path).rpartition('.')[2]}() expects an Array, got {type(x).__name__}")
-    backend = BY_DEVICE[x._device]
+    backend = x._device.backend
     found: Any = backend.xp
     for part in path.split("."):
         found = getattr(found, part, None)

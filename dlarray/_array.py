@@ -32,7 +32,7 @@ from ._dlpack import (
     contiguous_strides,
     retarget_capsule,
 )
-from ._backend import BY_DEVICE, BY_NATIVE_TYPE as _BY_NATIVE_TYPE, BackendUnavailable, backend_of_native, host_view, opaque_host_view
+from ._backend import PLACEMENT_BY_NATIVE_TYPE as _PLACEMENT_BY_NATIVE_TYPE, BackendUnavailable, backend_of_native, host_view, opaque_host_view
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
@@ -43,7 +43,7 @@ _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
-_HOST = BY_DEVICE[CPU]
+_HOST = CPU.backend
 _asarray = np.asarray
 
 
@@ -94,7 +94,7 @@ class Array:
     def _fill_metadata(self) -> None:
         """Read pointer, shape, strides and read-only from the backend array (results only)."""
         native = self._native
-        self._data, self._flags = BY_DEVICE[self._device].describe(native)
+        self._data, self._flags = self._device.backend.describe(native)
         self._offset = 0
         self._shape = native.shape
         itemsize = native.itemsize
@@ -204,7 +204,7 @@ class Array:
         """The backend array over this Array's memory; BackendUnavailable if there is none."""
         native = self._native
         if native is None:
-            native = self._native = BY_DEVICE[self._device].view(self)
+            native = self._native = self._device.backend.view(self)
         return native
 
     def _flags_now(self) -> int:
@@ -236,7 +236,7 @@ class Array:
         (the legacy default stream) for imported data, which DLPack's ``stream=None`` means on
         CUDA; cupy's stream for results cupy computed on another one.
         """
-        if not BY_DEVICE[self._device].orders_streams:
+        if not self._device.backend.orders_streams:
             raise AttributeError(f"__cuda_array_interface__ is only defined for CUDA arrays, not on {self._device}")
         numpy_dtype = self._dtype.numpy_dtype
         if numpy_dtype is None:
@@ -327,7 +327,7 @@ class Array:
         if copy is not None and copy is not True and copy is not False:
             copy = copy_argument(copy)
         device = self._device
-        backend = BY_DEVICE[device]
+        backend = device.backend
         consumer_stream = None
         if stream is not None or backend.orders_streams:
             consumer_stream = backend.consumer_stream(device, stream)
@@ -355,7 +355,7 @@ class Array:
             source = source._copy()
             copied = True
         source_device = source._device
-        if consumer_stream is not None and BY_DEVICE[source_device].orders_streams:
+        if consumer_stream is not None and source_device.backend.orders_streams:
             # the consumer's stream must see the data as the producer's stream leaves it
             _cuda.order(source._stream, consumer_stream, source_device.id)
         return source._export(versioned, FLAG_IS_COPIED if copied else 0)
@@ -404,7 +404,7 @@ class Array:
             native = self._as_native()
         except BackendUnavailable as exc:
             raise TypeError(f"cannot convert to a numpy array: {exc}") from None
-        if not BY_DEVICE[self._device].host_native:
+        if not self._device.backend.host_native:
             raise TypeError(
                 f"an array on {self._device} is not converted to numpy implicitly; copy it "
                 f"with x.to_device('cpu') first"
@@ -449,9 +449,9 @@ class Array:
         self._ensure_metadata()
         dtype = self._dtype
         if dtype.numpy_dtype is not None:
-            return wrap(BY_DEVICE[self._device].move(self, target, stream))
+            return wrap(self._device.backend.move(self, target, stream))
         # dtypes numpy and cupy lack travel as unsigned integers of their width
-        return _relabelled(wrap(BY_DEVICE[self._device].move(_bits_carrier(self, "copying"), target, stream)), self)
+        return _relabelled(wrap(self._device.backend.move(_bits_carrier(self, "copying"), target, stream)), self)
 
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
@@ -555,7 +555,7 @@ class Array:
     def _host_native(self) -> np.ndarray:
         """The values, readable by the host: the numpy view itself, or (CUDA) a copy made after
         the work on the array's stream, as cupy and torch read values for bool(), int(), repr()."""
-        return BY_DEVICE[self._device].to_host(self._as_native())
+        return self._device.backend.to_host(self._as_native())
 
     def __bool__(self) -> bool:
         return self._scalar(bool)
@@ -681,7 +681,7 @@ class Array:
             if other._device is not self._device:
                 raise ValueError(devices_differ(self._device, other._device))
             other = other._as_native()
-        getattr(BY_DEVICE[self._device].xp, ufunc)(native, other, out=native)
+        getattr(self._device.backend.xp, ufunc)(native, other, out=native)
         return self
 
     def _in_place(self, func: Any, other: Any) -> Array:
@@ -706,7 +706,7 @@ class Array:
             native[...] = result._as_native()
         else:
             try:
-                BY_DEVICE[self._device].xp.copyto(native, result._as_native(), casting="same_kind")
+                self._device.backend.xp.copyto(native, result._as_native(), casting="same_kind")
             except TypeError:
                 raise TypeError(
                     f"in-place operation would change the dtype from {self._dtype} to {result._dtype}"
@@ -804,13 +804,14 @@ def wrap(native: Any) -> Array:
     Its backend says where the result lives (a view of pinned host memory stays on that device,
     new memory is the CPU's; cupy results are on their GPU, ordered on cupy's current stream).
     """
-    backend = _BY_NATIVE_TYPE.get(type(native))
-    if backend is None:
+    place = _PLACEMENT_BY_NATIVE_TYPE.get(type(native))
+    if place is None:
         backend = backend_of_native(native)
         if backend is None:  # numpy scalars (ufuncs give them for 0-d inputs), Python numbers
             native = _asarray(native)
             backend = _HOST
-    device, stream = backend.placement(native)
+        place = backend.placement
+    device, stream = place(native)
     return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, stream)
 
 
@@ -850,7 +851,7 @@ def _numeric(array: Array, value: Any) -> Any:
     """``value`` (a sequence, a numpy array, a buffer, a DLPack producer...) as a backend array on
     ``array``'s device, as numpy/cupy convert it; TypeError unless its values are numbers or bools."""
     try:
-        native = BY_DEVICE[array._device].xp.asarray(value)
+        native = array._device.backend.xp.asarray(value)
     except OverflowError:
         raise OverflowError(f"an integer in {value!r} does not fit int64 or uint64") from None
     if native.dtype.kind not in "biufc":
@@ -866,10 +867,10 @@ def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
     if not (hasattr(stream, "ptr") and hasattr(stream, "__enter__")):  # not a cupy stream object
         if type(stream) is bool or not isinstance(stream, int):
             raise TypeError(f"stream must be None, an int or a cupy stream, got {type(stream).__name__}")
-        if BY_DEVICE[source].cuda_streams or BY_DEVICE[target].cuda_streams:
+        if source.backend.cuda_streams or target.backend.cuda_streams:
             _cuda.consumer_stream(stream)  # ValueError for 0 or below -1
             return
-    if not (BY_DEVICE[source].cuda_streams or BY_DEVICE[target].cuda_streams):
+    if not (source.backend.cuda_streams or target.backend.cuda_streams):
         raise ValueError(f"stream must be None for a copy from {source} to {target}, got {stream!r}")
 
 
@@ -942,7 +943,7 @@ def _host_source(array: Array, purpose: str) -> Array:
     device = array._device
     if device.host_accessible:
         return array
-    if not BY_DEVICE[device].computes:
+    if not device.backend.computes:
         raise TypeError(
             f"cannot {purpose} an array on {device}: dlarray has no backend that reads {device.type.name} "
             f"memory; copy it to the CPU with its producer first"
@@ -964,7 +965,7 @@ def _host_elements(array: Array, copy: bool) -> np.ndarray:
     dtype = array._dtype
     if dtype.numpy_dtype is not None:
         view = array._native
-        if view is None or not BY_DEVICE[array._device].host_native:  # an import; or managed memory
+        if view is None or not array._device.backend.host_native:  # an import; or managed memory
             array._ensure_metadata()
             view = host_view(array)
     elif is_packed(array):
@@ -996,7 +997,7 @@ def _independent_copy(array: Array) -> Array:
     (the CPU for host-readable pinned/managed memory); TypeError where the values cannot be read."""
     device = array._device
     dtype = array._dtype
-    backend = BY_DEVICE[device]
+    backend = device.backend
     if device.host_accessible or not backend.computes:
         source = _host_source(array, "copy")  # refuses what the host cannot read
         elements = _host_elements(source, copy=True)
@@ -1221,7 +1222,7 @@ def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
         return (item,)  # too many dimensions (numpy's IndexError) or an exact match
     if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
         return (item,)  # a genuine mismatch: numpy raises the IndexError
-    empty = BY_DEVICE[array._device].xp.zeros(0, dtype=np.intp)
+    empty = array._device.backend.xp.zeros(0, dtype=np.intp)
     return (empty,) * item.ndim
 
 

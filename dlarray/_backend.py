@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _cuda
+from . import _devices
 from ._devices import CPU, Device, device_of
 from ._dlpack import DLDeviceType
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 _EMPTY_PLACEHOLDER = ctypes.create_string_buffer(16)
 _EMPTY_ADDRESS = ctypes.addressof(_EMPTY_PLACEHOLDER)
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
+_ON_CPU = (CPU, _LEGACY_DEFAULT_STREAM)  # the placement of new host memory
 
 
 class BackendUnavailable(TypeError):
@@ -189,9 +191,13 @@ class Backend:
         """A new C-contiguous native array with ``array``'s values, on the same device."""
         return self.view(array).copy()
 
-    def reduce(self, name: str, native: Any, **options: Any) -> Any:
-        """``xp.<name>(native, **options)`` for sum, prod, max, min, all, any."""
-        return getattr(self.xp, name)(native, **options)
+    def reduce(self, name: str, native: Any, axis: Any, keepdims: bool, dtype: Any = None) -> Any:
+        """``xp.<name>(native, axis=, keepdims=)`` for sum, prod, max, min, all, any (and ``dtype=``
+        for sum and prod when given)."""
+        function = getattr(self.xp, name)
+        if dtype is None:
+            return function(native, axis=axis, keepdims=keepdims)
+        return function(native, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, native: Any, *, axis: Any, dtype: Any, keepdims: bool, count: int) -> Any:
         """The mean of ``native`` over ``axis`` (``count`` elements each), in ``dtype`` if given."""
@@ -234,10 +240,12 @@ class HostBackend(Backend):
 
     def placement(self, native: np.ndarray) -> tuple[Device, int]:
         base = native.base
+        if base is None:
+            return _ON_CPU  # new memory: the CPU's
         if type(base) is np.ndarray:  # numpy stops collapsing a view's base at the host view
             base = base.base
-        # a view of pinned/managed host memory stays on that device; new memory is the CPU's
-        return (base.device if type(base) is HostBuffer else CPU), _LEGACY_DEFAULT_STREAM
+        # a view of pinned/managed host memory stays on that device
+        return (base.device, _LEGACY_DEFAULT_STREAM) if type(base) is HostBuffer else _ON_CPU
 
     def describe(self, native: np.ndarray) -> tuple[int, int]:
         return native.__array_interface__["data"][0], 0 if native.flags.writeable else _READ_ONLY
@@ -245,12 +253,12 @@ class HostBackend(Backend):
     def to_host(self, native: np.ndarray) -> np.ndarray:
         return native
 
-    def reduce(self, name: str, native: Any, **options: Any) -> Any:
+    def reduce(self, name: str, native: Any, axis: Any, keepdims: bool, dtype: Any = None) -> Any:
         # numpy's sum/prod/max/min/all/any are Python wrappers around these ufunc reductions;
         # calling them directly saves their dispatch, which is most of the time on small arrays
-        if name == "all" or name == "any":
-            options["dtype"] = np.bool_  # logical_and/or.reduce give bool only when asked
-        return _NUMPY_REDUCTIONS[name](native, **options)
+        if dtype is None and (name == "all" or name == "any"):
+            dtype = np.bool_  # logical_and/or.reduce give bool only when asked
+        return _NUMPY_REDUCTIONS[name](native, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, native: Any, *, axis: Any, dtype: Any, keepdims: bool, count: int) -> Any:
         # what np.mean computes, without its Python-level wrapper: a sum divided by the count
@@ -445,16 +453,15 @@ _BY_KIND: dict[int, Backend] = {
 }
 
 
-class _ByDevice(dict):  # type: ignore[type-arg]
-    """Device -> Backend, filled on first use (Devices are interned and hash by identity)."""
-
-    def __missing__(self, device: Device) -> Backend:
-        backend = self[device] = _BY_KIND.get(device.type, _NO_COMPUTE)
-        return backend
+def _attach(device: Device) -> None:
+    object.__setattr__(device, "backend", _BY_KIND.get(device.type, _NO_COMPUTE))
 
 
-#: The backend of a device: ``BY_DEVICE[array._device]``.
-BY_DEVICE: dict[Device, Backend] = _ByDevice()
+# Every Device carries its backend (``device.backend``: one attribute load on the hot paths);
+# devices interned before this module loaded get theirs now, later ones when they are made.
+for _device in list(_devices._cache.values()):
+    _attach(_device)
+_devices._attach_backend = _attach
 
 
 def backend_for(device: Device) -> Backend:
@@ -467,11 +474,13 @@ def backend_for(device: Device) -> Backend:
     >>> backend_for(dlarray.ones(1).device).xp.__name__
     'numpy'
     """
-    return BY_DEVICE[device]
+    return device.backend
 
 
 #: The backend of a native array type (a result to wrap); cupy's joins when cupy is imported.
 BY_NATIVE_TYPE: dict[type, Backend] = {np.ndarray: HOST}
+#: ``backend.placement`` by native array type, bound once (wrap runs for every result).
+PLACEMENT_BY_NATIVE_TYPE: dict[type, Any] = {np.ndarray: HOST.placement}
 
 
 def backend_of_native(native: Any) -> Backend | None:
@@ -489,4 +498,5 @@ def backend_of_native(native: Any) -> Backend | None:
         cupy = sys.modules.get("cupy")
         if cupy is not None and isinstance(native, cupy.ndarray):
             BY_NATIVE_TYPE[type(native)] = found = CUDA
+            PLACEMENT_BY_NATIVE_TYPE[type(native)] = CUDA.placement
     return found

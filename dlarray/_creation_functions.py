@@ -20,7 +20,6 @@ from ._dlpack import (
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _interfaces
 from ._args import xp_of
-from ._backend import BY_DEVICE
 from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
@@ -45,7 +44,7 @@ __all__ = [
 ]
 
 _ndarray = np.ndarray
-_HOST_XP = BY_DEVICE[CPU].xp  # new arrays are built on the host, then moved to their device
+_HOST_XP = CPU.backend.xp  # new arrays are built on the host, then moved to their device
 _DLPACK_VERSION = DLPACK_VERSION
 
 

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, from_bits, wrap
-from ._backend import BY_DEVICE
 from ._storage import bits_view
 from ._devices import as_device, devices_differ
 from ._dtypes import (
@@ -266,7 +265,7 @@ def _convert_format(x: Array, target: DType) -> Array:
     source = x._dtype
     values = decode(bits_view(x), source) if source.numpy_dtype is None else x._as_native()
     if target.numpy_dtype is None:
-        if not BY_DEVICE[x._device].host_native:
+        if not x._device.backend.host_native:
             raise TypeError(f"casting to {target} is done on the host: copy the array to the CPU first")
         return from_bits(encode(values, target), target)
     return wrap(values.astype(target.numpy_dtype, copy=False))

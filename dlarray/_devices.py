@@ -45,9 +45,10 @@ class Device:
         The device index within that type (always 0 for the CPU).
     """
 
-    __slots__ = ("type", "id")
+    __slots__ = ("type", "id", "backend")
     type: DLDeviceType
     id: int
+    backend: Any  # the dlarray._backend.Backend that serves this kind of device (set by it)
 
     def __new__(cls, type: Any, id: int | None = None) -> Device:  # noqa: A002 - DLPack's names
         """``Device("cuda:1")``, ``Device("cpu")`` or ``Device(DLDeviceType.CUDA, 1)``."""
@@ -75,6 +76,11 @@ class Device:
 _cache: dict[tuple[int, int], Device] = {}
 
 
+def _attach_backend(device: Device) -> None:
+    """Give ``device`` its backend. dlarray._backend replaces this when it loads (and attaches
+    backends to the devices made before): the backends stand above the devices."""
+
+
 def device_of(device_type: int, device_id: int) -> Device:
     """The (interned) Device for a DLPack ``(device_type, device_id)`` pair.
 
@@ -89,6 +95,7 @@ def device_of(device_type: int, device_id: int) -> Device:
         found = object.__new__(Device)
         object.__setattr__(found, "type", DLDeviceType(device_type))
         object.__setattr__(found, "id", device_id)
+        _attach_backend(found)
         _cache[key] = found
     return found
 

@@ -19,7 +19,6 @@ import numpy as np
 
 from ._array import Array, wrap
 from ._devices import devices_differ
-from ._backend import BY_DEVICE as _BY_DEVICE
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
@@ -49,12 +48,12 @@ def _operands(x1: Any, x2: Any) -> tuple[Any, Any, Any]:
             if device is not x2._device:
                 raise ValueError(devices_differ(device, x2._device))
             b = x2._native
-            return _BY_DEVICE[device].xp, a, (x2._as_native() if b is None else b)
+            return device.backend.xp, a, (x2._as_native() if b is None else b)
         if type(x2) in _SCALARS:
-            return _BY_DEVICE[device].xp, a, x2
+            return device.backend.xp, a, x2
         raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
     if type(x2) is Array and type(x1) in _SCALARS:
-        return _BY_DEVICE[x2._device].xp, x1, x2._as_native()
+        return x2._device.backend.xp, x1, x2._as_native()
     raise TypeError(
         f"at least one argument must be an Array, got {type(x1).__name__} and {type(x2).__name__}"
     )
@@ -66,7 +65,7 @@ def _unary(x: Any) -> tuple[Any, Any]:
     if type(x) is not Array:
         raise TypeError(f"expected an Array, got {type(x).__name__}")
     native = x._native
-    return _BY_DEVICE[x._device].xp, (x._as_native() if native is None else native)
+    return x._device.backend.xp, (x._as_native() if native is None else native)
 
 
 def _owned(xp: Any, result: Any) -> Any:

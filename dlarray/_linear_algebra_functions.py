@@ -10,7 +10,6 @@ import numpy as np
 
 from ._args import backend_arrays
 from ._array import Array, wrap
-from ._backend import BY_DEVICE
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -57,7 +56,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     a, b = backend_arrays(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul does not take 0-d arrays; use multiply")
-    return wrap(BY_DEVICE[x1._device].xp.matmul(a, b))
+    return wrap(x1._device.backend.xp.matmul(a, b))
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -150,7 +149,7 @@ def tensordot(
                 f"tensordot: axis {i} of x1 (size {a.shape[i]}) and axis {j} of x2 "
                 f"(size {b.shape[j]}) differ in size"
             )
-    return wrap(BY_DEVICE[x1._device].xp.tensordot(a, b, axes=(first, second)))
+    return wrap(x1._device.backend.xp.tensordot(a, b, axes=(first, second)))
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -175,7 +174,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"vecdot: the vectors have sizes {a.shape[axis]} and {b.shape[axis]} along axis {axis}"
         )
-    xp = BY_DEVICE[x1._device].xp
+    xp = x1._device.backend.xp
     vecdot_function = getattr(xp, "vecdot", None)
     if vecdot_function is not None:
         # numpy's vecdot gufunc applies the axis to each operand (before broadcasting) and

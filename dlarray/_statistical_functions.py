@@ -18,7 +18,6 @@ import numpy as np
 
 from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, xp_of
 from ._array import Array, wrap
-from ._backend import BY_DEVICE
 from ._dtypes import as_dtype
 
 __all__ = [
@@ -98,10 +97,10 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = Non
             raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
     # all, any: the logical reductions take any input and give bool
     backend_axis = axis_argument(axes, native.ndim)
-    reduce = BY_DEVICE[x._device].reduce
+    reduce = x._device.backend.reduce
     if accumulating:
-        return wrap(reduce(name, native, axis=backend_axis, dtype=dtype, keepdims=keepdims))
-    return wrap(reduce(name, native, axis=backend_axis, keepdims=keepdims))
+        return wrap(reduce(name, native, backend_axis, keepdims, dtype))
+    return wrap(reduce(name, native, backend_axis, keepdims))
 
 
 # ---------------------------------------------------------------- reductions
@@ -222,7 +221,7 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
         result_dtype = dtype if dtype is not None else native.dtype
         nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
         return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
-    backend = BY_DEVICE[x._device]
+    backend = x._device.backend
     return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
 
 

@@ -15,11 +15,10 @@ import numpy as np
 from ._args import backend_array as _backend_array
 from ._args import backend_function as _backend_function
 from ._array import Array, wrap
-from ._backend import BY_DEVICE as _BY_DEVICE
 from ._devices import CPU, DEFAULT_DEVICE, as_device
 from ._dtypes import as_dtype, float64
 
-_HOST_XP = _BY_DEVICE[CPU].xp  # frequencies are computed on the host, then moved
+_HOST_XP = CPU.backend.xp  # frequencies are computed on the host, then moved
 
 __all__ = [
     "fft",

@@ -17,7 +17,7 @@ from producer import make_capsule
 
 import dlarray
 from dlarray import _backend, _cuda
-from dlarray._backend import BY_DEVICE, BackendUnavailable, backend_for
+from dlarray._backend import BackendUnavailable, backend_for
 from dlarray._dlpack import DLDeviceType
 
 CUDA = (int(DLDeviceType.CUDA), 0)
@@ -100,7 +100,7 @@ def fake_cupy(monkeypatch: pytest.MonkeyPatch) -> _FakeCupy:
 def test_cuda_view_is_made_from_the_pointer(fake_cupy: _FakeCupy) -> None:
     x = dlarray.from_dlpack(make_capsule((3, 4), device=CUDA).capsule)
     assert x.dtype == dlarray.float32
-    BY_DEVICE[x.device].view(x)
+    x.device.backend.view(x)
     address = x.data_ptr
     assert ("device", 0) in fake_cupy.calls
     assert ("memory", address, 3 * 4 * 4, x._owner, 0) in fake_cupy.calls
@@ -113,7 +113,7 @@ def test_cuda_view_of_a_reversed_view_spans_the_memory_below_its_first_element(f
     base = x.data_ptr
     reversed_view = x._view(x._offset + 4 * 4, (5,), (-1,))  # what x[::-1] describes
     assert reversed_view.data_ptr == base + 4 * 4
-    BY_DEVICE[x.device].view(reversed_view)
+    x.device.backend.view(reversed_view)
     assert ("memory", base, 5 * 4, x._owner, 0) in fake_cupy.calls
     assert ("pointer", base, 16) in fake_cupy.calls
     assert ("ndarray", (5,), np.dtype(np.float32), base + 16, (-4,)) in fake_cupy.calls
@@ -123,18 +123,18 @@ def test_cuda_view_refuses_dtypes_cupy_lacks(fake_cupy: _FakeCupy) -> None:
     bf16 = dlarray.from_dlpack(make_capsule((2,), code=4, bits=16, device=CUDA).capsule)
     assert bf16.dtype == dlarray.bfloat16
     with pytest.raises(BackendUnavailable, match="bfloat16"):
-        BY_DEVICE[bf16.device].view(bf16)
+        bf16.device.backend.view(bf16)
     assert not any(call[0] == "memory" for call in fake_cupy.calls)
 
 
 def test_cuda_stream_rules_belong_to_the_cuda_backends() -> None:
-    cuda = BY_DEVICE[dlarray.Device("cuda:0")]
+    cuda = dlarray.Device("cuda:0").backend
     assert cuda.consumer_stream(dlarray.Device("cuda:0"), None) == _cuda.LEGACY_DEFAULT_STREAM
     with pytest.raises(ValueError, match="ambiguous"):
         cuda.consumer_stream(dlarray.Device("cuda:0"), 0)
     with pytest.raises(BufferError, match="must be None"):
-        BY_DEVICE[dlarray.Device("cpu")].consumer_stream(dlarray.Device("cpu"), 1)
-    assert BY_DEVICE[dlarray.Device("cuda_host:0")].consumer_stream(dlarray.Device("cuda_host:0"), 2) is None
+        dlarray.Device("cpu").backend.consumer_stream(dlarray.Device("cpu"), 1)
+    assert dlarray.Device("cuda_host:0").backend.consumer_stream(dlarray.Device("cuda_host:0"), 2) is None
 
 
 def test_results_are_wrapped_by_their_backend() -> None:

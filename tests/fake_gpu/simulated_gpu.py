@@ -229,9 +229,19 @@ class _Runtime:
         return DEVICE_COUNT
 
 
+class _UnownedMemory:
+    """Device memory handed to cupy by pointer (dlarray's CUDA view): the simulated GPU has none,
+    so the pointer is made up."""
+
+    def __init__(self, ptr: int, size: int, owner: object, device_id: int = -1) -> None:
+        raise violation("cupy.cuda.UnownedMemory", f"a made-up pointer {ptr!r} ({size} bytes)")
+
+
 class _Cuda:
     Device = _Device
     runtime = _Runtime()
+    UnownedMemory = _UnownedMemory
+    stream = type("stream", (), {})  # cupy.cuda.stream, without get_default_stream_ptr
 
     @staticmethod
     def get_current_stream() -> _Stream:
