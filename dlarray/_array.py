@@ -811,8 +811,18 @@ def wrap(native: Any) -> Array:
             native = _asarray(native)
             backend = _HOST
         place = backend.placement
-    device, stream = place(native)
-    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, stream)
+    self = _new_array(Array)
+    self._device, self._stream = place(native)
+    # the hot-path twin of _new (every result of every function comes through here; a call to
+    # _new costs as much as the rest of wrap): the same slots, the metadata read when asked for.
+    # tests/test_backends.py checks that both set every slot.
+    self._native = self._owner = native
+    self._data = None
+    self._offset = 0
+    self._shape = self._strides = ()
+    self._dtype = BY_NUMPY[native.dtype]
+    self._flags = 0
+    return self
 
 
 def _foreign_operand(value: Any, array: Array) -> Any:

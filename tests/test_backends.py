@@ -152,3 +152,18 @@ def test_cuda_values_are_read_through_a_host_copy(fake_cupy: _FakeCupy) -> None:
     assert float(x) == 2.5 and bool(x) and complex(x) == 2.5
     assert "2.5" in repr(x)
     assert ("get",) in fake_cupy.calls
+
+
+def test_every_way_of_making_an_array_sets_every_slot() -> None:
+    """_new is the constructor; wrap (its hot-path twin) must set the same slots."""
+    slots = [name for name in dlarray.Array.__slots__ if name != "__weakref__"]
+    made = [
+        dlarray._array.wrap(np.arange(3.0)),  # a backend result
+        dlarray.from_dlpack(make_capsule((2, 3)).capsule),  # an import
+        dlarray.asarray([1.0, 2.0, 3.0])[1:],  # the inline slice
+        dlarray.ones((2, 2)).mT,  # a view
+        dlarray.ones(2, dtype=dlarray.bfloat16),  # bits relabelled
+    ]
+    for array in made:
+        for name in slots:
+            getattr(array, name)  # AttributeError for a slot left unset
