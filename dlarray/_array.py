@@ -725,8 +725,17 @@ class Array:
         if native is not None and type(key) is slice and self._device is CPU:
             # The commonest index, inline: a slice of a numpy-backed array is a numpy view, on
             # this array's device (pinned host memory stays pinned), owned through its base.
-            view = native[key]  # its metadata is read from it when asked for
-            return _new(view, view, None, 0, (), (), self._dtype, self._device, 0, self._stream)
+            # built inline like wrap's results (a call to _new would cost a sixth of the slice);
+            # tests/test_backends.py checks that every slot is set
+            view = _new_array(Array)
+            view._native = view._owner = native[key]  # its metadata is read from it when asked for
+            view._data = None
+            view._offset = view._flags = 0
+            view._shape = view._strides = ()
+            view._dtype = self._dtype
+            view._device = self._device
+            view._stream = self._stream
+            return view
         if native is not None or self._computable():
             return getitem(self, key)
         return raw_getitem(self, key)
@@ -768,15 +777,28 @@ def _adopt(
         device = _DEVICE_CACHE[device_type, device_id]
     except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
         device = device_of(device_type, device_id)
-    return _new(None, owner, data, byte_offset, shape, strides, _DTYPE_BY_CODE[dtype_code, dtype_bits],
-                device, flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+    # built inline like wrap's results (the import hot path); tests/test_backends.py checks that
+    # every slot is set
+    self = _new_array(Array)
+    self._native = None
+    self._owner = owner
+    self._data = data
+    self._offset = byte_offset
+    self._shape = shape
+    self._strides = strides
+    self._dtype = _DTYPE_BY_CODE[dtype_code, dtype_bits]
+    self._device = device
+    self._flags = flags & _KEPT_FLAGS
+    self._stream = _LEGACY_DEFAULT_STREAM
+    return self
 
 
 def _new(
     native: Any, owner: Any, data: int | None, byte_offset: int, shape: tuple[int, ...],
     strides: tuple[int, ...], dtype: DType, device: Device, flags: int, stream: int,
 ) -> Array:
-    """The one constructor of Arrays: every slot is set here.
+    """The constructor of Arrays: every slot is set here (and, inline, in the three hot paths that
+    build one: _adopt for imports, wrap for results, the one-slice view in __getitem__).
 
     ``native`` is the backend array over the memory (None until a computation asks for one);
     ``owner`` keeps the memory alive. ``data`` None means that pointer, offset, shape, strides and
