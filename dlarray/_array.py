@@ -36,7 +36,7 @@ from ._backend import PLACEMENT_BY_NATIVE_TYPE as _PLACEMENT_BY_NATIVE_TYPE, Bac
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
-from ._storage import bits_dtype, bits_view, copy_bits, is_packed
+from ._storage import bits_dtype, bits_view, copy_bits, is_packed, unpacked_bits
 
 _SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
@@ -587,10 +587,16 @@ class Array:
 
     def _printable(self) -> Any:
         """The values as a host numpy array, for printing: bfloat16 and the float8/6/4 formats
-        decoded to float32 (exact). TypeError where they cannot be read on the host (another
-        device, packed sub-byte data)."""
+        decoded to float32 (exact), packed float4/float6 data unpacked first (see
+        ``unpacked_bits``). TypeError where they cannot be read on the host (another device, a
+        strided view of packed data)."""
         if self._dtype.numpy_dtype is not None:
             return self._host_native()
+        if is_packed(self):
+            if not self._device.host_accessible:
+                raise TypeError(f"{self._dtype} arrays on {self._device} cannot be read on the host")
+            self._ensure_metadata()
+            return decode(unpacked_bits(self), self._dtype)
         return decode(bits_view(self), self._dtype)
 
     def __repr__(self) -> str:

@@ -98,6 +98,22 @@ def copy_bits(array: Array) -> np.ndarray:
     return np.array(HostBuffer(interface, array._owner, array._device), copy=True, order="C")
 
 
+def unpacked_bits(array: Array) -> np.ndarray:
+    """The elements of a packed sub-byte host array as unsigned integers, one per element, in its shape.
+
+    DLPack packs sub-byte elements (float4, float6 without IS_SUBBYTE_TYPE_PADDED) into one
+    continuous bit stream; the header does not name the bit order, and this reads it least
+    significant bit first (element 0 in the low bits of byte 0), as ONNX's and NVIDIA's 4-bit
+    formats store it. Only C-contiguous data can be read (elements of a strided view do not start
+    on byte boundaries): TypeError otherwise.
+    """
+    bits = array._dtype.bits
+    stream = np.unpackbits(np.frombuffer(_packed_bytes(array), dtype=np.uint8), bitorder="little")
+    fields = stream[: array.size * bits].reshape(-1, bits).astype(np.uint8)
+    weights = (1 << np.arange(bits, dtype=np.uint8)).astype(np.uint8)
+    return (fields * weights).sum(axis=1, dtype=np.uint8).reshape(array._shape)
+
+
 def _packed_bytes(array: Array) -> bytes:
     # contiguous in C order: only dimensions of extent 1 may have any stride
     if array.size and any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,

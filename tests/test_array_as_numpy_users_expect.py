@@ -237,3 +237,19 @@ def test_the_public_namespace_is_the_standard_plus_documented_extras() -> None:
     assert public - standard - SUBPACKAGES == DLARRAY_EXTRAS  # nothing leaked (e.g. ``annotations``)
     assert standard <= public
     assert not hasattr(xp, "annotations")
+
+
+def test_packed_float4_and_float6_print_their_values() -> None:
+    """Packed sub-byte data (no IS_SUBBYTE_TYPE_PADDED) is one bit stream, read least significant
+    bit first: 0x21 0x43 holds the float4_e2m1fn codes 1, 2, 3, 4 (0.5, 1, 1.5, 2)."""
+    from tests.producer import make_capsule
+
+    float4 = xp.from_dlpack(make_capsule((4,), code=17, bits=4, fill=b"\x21\x43").capsule)
+    assert "[0.5, 1. , 1.5, 2. ]" in repr(float4)
+    assert str(float4) == "[0.5 1.  1.5 2. ]"
+    # float6_e2m3fn: four 6-bit codes in three bytes; code 8 is 1.0, code 0 is 0.0
+    codes = [8, 0, 8, 0]
+    stream = sum(code << (6 * i) for i, code in enumerate(codes)).to_bytes(3, "little")
+    float6 = xp.from_dlpack(make_capsule((2, 2), code=15, bits=6, fill=stream).capsule)
+    assert str(float6) == "[[1. 0.]\n [1. 0.]]"
+    assert float4.readonly is False and float4.shape == (4,)  # printing read it, nothing else
