@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._array import Array, _adopt
-from ._dlpack._exchange import import_with, importer_for
+from ._dlpack._exchange import import_with, importer_for, view_with, viewer_for
 from ._dtypes import complex64 as _complex64
 from ._dtypes import complex128 as _complex128
 
@@ -103,10 +103,16 @@ def _torch_fast_import(torch: Any, importer: Any) -> FastImport:
     is_conj = tensor_base.is_conj
     is_neg = tensor_base.is_neg
 
+    viewer = viewer_for(torch.Tensor)
+
     def fast_import(tensor: Any) -> Array | None:
         if overridden(tensor) or tensor.requires_grad or is_neg(tensor):
             return None
-        array = import_with(importer, tensor, _adopt)
+        # the ordinary CPU tensor is borrowed (the tensor is the owner: no managed struct to
+        # allocate and free); anything else goes through the managed import's general checks
+        array = view_with(viewer, tensor, _adopt) if viewer is not None else None
+        if array is None:
+            array = import_with(importer, tensor, _adopt)
         if array is not None and (array._dtype is _complex64 or array._dtype is _complex128) and is_conj(tensor):
             return None
         return array

@@ -164,13 +164,35 @@ def test_an_accepted_tensor_imports_as_through_torchs_dunder(make: Callable[[], 
                               else tensor.detach().numpy())
 
 
-def test_the_fast_path_is_taken_for_an_ordinary_tensor() -> None:
-    """The rules keep the fast path for the common tensor: the exchange import runs, and succeeds."""
+def _spied_import(tensor: Any) -> tuple[Any, int, int]:
+    """``from_dlpack(tensor)`` with both exchange paths spied on: (array, borrow calls, managed calls)."""
+    # the fast import function is made per type, with the core's functions bound: rebuild it
+    _producers._fast_imports.clear()
+    try:
+        with mock.patch.object(_producers, "view_with", wraps=_producers.view_with) as borrowed, \
+                mock.patch.object(_producers, "import_with", wraps=_producers.import_with) as managed:
+            array = xp.from_dlpack(tensor)
+    finally:
+        _producers._fast_imports.clear()
+    return array, borrowed.call_count, managed.call_count
+
+
+def test_the_fast_path_borrows_an_ordinary_tensor() -> None:
+    """The rules keep the fast path for the common tensor: the exchange API's borrowing call
+    (dltensor_from_py_object_no_sync) describes it, and the tensor itself is the owner."""
     tensor = torch.arange(6.0)
-    with mock.patch.object(_producers, "import_with", wraps=_producers.import_with) as spy:
-        x = xp.from_dlpack(tensor)
-    assert spy.call_count == 1
-    assert x.data_ptr == tensor.data_ptr()
+    x, borrowed, managed = _spied_import(tensor)
+    assert (borrowed, managed) == (1, 0)
+    assert x.data_ptr == tensor.data_ptr() and x._owner is tensor
+    assert not x.readonly
+
+
+def test_a_tensor_the_borrowing_call_does_not_take_goes_through_the_managed_import() -> None:
+    """An empty tensor (NULL data) is not ordinary: the managed import's general checks take it."""
+    tensor = torch.empty(0)
+    x, borrowed, managed = _spied_import(tensor)
+    assert (borrowed, managed) == (1, 1)
+    assert x.shape == (0,) and x._owner is not tensor
 
 
 # --------------------------------------------------------------------------- the negative bit

@@ -32,7 +32,7 @@ from ._consume import (
     read_managed,
     read_versioned,
 )
-from ._structs import DLPACK_MAJOR_VERSION, DLDeviceType, DLPackVersion
+from ._structs import DLPACK_MAJOR_VERSION, TENSOR_LAYOUT, TENSOR_SIZE, DLDeviceType, DLPackVersion
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
 T = TypeVar("T")
@@ -62,6 +62,78 @@ class DLPackExchangeAPI(ctypes.Structure):
 _FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ImportedTensor)
 
 
+# A DLTensor the exchange API's dltensor_from_py_object_no_sync fills in: one per call (a shared
+# slot could be overwritten by another thread between the call and the read).
+TensorSlot = ctypes.c_char * TENSOR_SIZE
+# int (*)(void *py_object, DLTensor *out): borrows the object's tensor, nothing to free.
+_VIEW_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, TensorSlot)
+_read_tensor = TENSOR_LAYOUT.unpack_from
+
+
+def _exchange_api(kind: type) -> DLPackExchangeAPI | None:
+    """The ``DLPackExchangeAPI`` a producer type carries (major version 1), or None."""
+    capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
+    if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
+        api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
+        if api.header.version.major == 1:
+            return api
+    return None
+
+
+class _ViewerCache(dict):  # type: ignore[type-arg]
+    """Producer type -> its ``dltensor_from_py_object_no_sync`` (may be NULL: None), filled on first use."""
+
+    def __missing__(self, kind: type) -> Any:
+        api = _exchange_api(kind)
+        function = None
+        if api is not None and api.dltensor_from_py_object_no_sync:
+            function = _VIEW_FROM_PY_OBJECT(api.dltensor_from_py_object_no_sync)
+        if len(self) < 1024:  # bounded: one entry per producer type
+            self[kind] = function
+        return function
+
+
+#: ``viewer_for(kind)``: the producer type's ``dltensor_from_py_object_no_sync``, or None.
+viewer_for = _ViewerCache().__getitem__
+
+
+def view_with(viewer: Any, obj: object, build: Callable[..., T]) -> T | None:
+    """Borrow ``obj``'s tensor through ``viewer`` (from :func:`viewer_for`); ``obj`` is the owner.
+
+    ``dltensor_from_py_object_no_sync`` fills a DLTensor that stays valid while ``obj`` lives (its
+    shape and strides point into the object's own metadata) and hands over nothing to free: no
+    managed struct, no deleter. Ownership rule: the Array holds ``obj`` itself, which keeps the
+    memory alive exactly as the managed export's context would (both hold the producer's tensor),
+    and the shape and strides are copied at once. Only the ordinary CPU tensor is taken this way
+    (the same bound test as :func:`import_with`, flags 0: a DLTensor carries none); for anything
+    else, or if the function raises, None: the caller imports through :func:`import_with`, whose
+    general checks refuse or let go exactly as before.
+    """
+    slot = TensorSlot()
+    try:
+        viewer(id(obj), slot)
+    except Exception:
+        return None
+    try:
+        (data, device_type, device_id, ndim, code, bits, lanes, shape_ptr, strides_ptr,
+         byte_offset) = _read_tensor(slot)
+        if not (device_type == _CPU and device_id >= 0 and lanes == 1 and (code, bits) in VALID_CODE_BITS):
+            return None
+        if ndim == 1 and shape_ptr and strides_ptr:
+            shape = read_int64(MEMORY, shape_ptr)
+            strides = read_int64(MEMORY, strides_ptr)
+            if (shape[0] | strides[0] | byte_offset) >> ORDINARY_1D_SHIFT or not 0 < data < USER_SPACE_END:
+                return None
+        else:
+            geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
+            if geometry is None:
+                return None
+            shape, strides = geometry
+    except (OverflowError, struct.error):
+        return None
+    return build(obj, data, byte_offset, shape, strides, code, bits, device_type, device_id, 0)
+
+
 class _ImporterCache(dict):  # type: ignore[type-arg]
     """Producer type -> its ``managed_tensor_from_py_object_no_sync``, or None; filled on first use.
 
@@ -69,12 +141,10 @@ class _ImporterCache(dict):  # type: ignore[type-arg]
     """
 
     def __missing__(self, kind: type) -> Any:
+        api = _exchange_api(kind)
         function = None
-        capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
-        if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
-            api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
-            if api.header.version.major == 1 and api.managed_tensor_from_py_object_no_sync:
-                function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
+        if api is not None and api.managed_tensor_from_py_object_no_sync:
+            function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
         if len(self) < 1024:  # bounded: one entry per producer type
             self[kind] = function
         return function
