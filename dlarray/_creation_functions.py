@@ -167,12 +167,17 @@ def _from_numpy(native: np.ndarray) -> Array:
     """Adopt a numpy array (our own backend type) without a capsule: same memory, same owner."""
     from_numpy_dtype(native.dtype)  # refuses what dlarray cannot describe (byte order, kind)
     itemsize = native.itemsize
-    if any(s % itemsize for s in native.strides):
-        raise BufferError(
-            f"numpy array strides {native.strides} are not multiples of its itemsize {itemsize}; "
-            f"DLPack counts strides in elements"
-        )
+    for stride in native.strides:  # a loop, not any(generator): this is the import hot path
+        if stride % itemsize:
+            _refuse_strides(native.strides, itemsize)
     return wrap(native)
+
+
+def _refuse_strides(strides: tuple[int, ...], itemsize: int) -> None:
+    raise BufferError(
+        f"numpy array strides {strides} are not multiples of its itemsize {itemsize}; "
+        f"DLPack counts strides in elements"
+    )
 
 
 def asarray(
