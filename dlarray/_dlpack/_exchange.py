@@ -18,8 +18,6 @@ from . import _capi
 from ._consume import (
     DEVICE_TYPE_INDEX,
     MEMORY,
-    ORDINARY_1D_SHIFT,
-    USER_SPACE_END,
     VALID_CODE_BITS,
     CapsuleType,
     ImportedTensor,
@@ -28,7 +26,6 @@ from ._consume import (
     deleter_function,
     deleter_of,
     ordinary_geometry,
-    read_int64,
     read_managed,
     read_versioned,
 )
@@ -80,21 +77,28 @@ def _exchange_api(kind: type) -> DLPackExchangeAPI | None:
     return None
 
 
-class _ViewerCache(dict):  # type: ignore[type-arg]
-    """Producer type -> its ``dltensor_from_py_object_no_sync`` (may be NULL: None), filled on first use."""
+class _ExchangeFunctions(dict):  # type: ignore[type-arg]
+    """Producer type -> one function of its exchange API (None where it has none); filled on first use.
+
+    A lookup that hits is one C-level subscript (no Python call), which the import hot path wants.
+    """
+
+    def __init__(self, field: str, prototype: Any) -> None:
+        super().__init__()
+        self._field = field
+        self._prototype = prototype
 
     def __missing__(self, kind: type) -> Any:
         api = _exchange_api(kind)
-        function = None
-        if api is not None and api.dltensor_from_py_object_no_sync:
-            function = _VIEW_FROM_PY_OBJECT(api.dltensor_from_py_object_no_sync)
+        address = getattr(api, self._field) if api is not None else None
+        function = self._prototype(address) if address else None
         if len(self) < 1024:  # bounded: one entry per producer type
             self[kind] = function
         return function
 
 
 #: ``viewer_for(kind)``: the producer type's ``dltensor_from_py_object_no_sync``, or None.
-viewer_for = _ViewerCache().__getitem__
+viewer_for = _ExchangeFunctions("dltensor_from_py_object_no_sync", _VIEW_FROM_PY_OBJECT).__getitem__
 
 
 def view_with(viewer: Any, obj: object, build: Callable[..., T]) -> T | None:
@@ -119,40 +123,16 @@ def view_with(viewer: Any, obj: object, build: Callable[..., T]) -> T | None:
          byte_offset) = _read_tensor(slot)
         if not (device_type == _CPU and device_id >= 0 and lanes == 1 and (code, bits) in VALID_CODE_BITS):
             return None
-        if ndim == 1 and shape_ptr and strides_ptr:
-            shape = read_int64(MEMORY, shape_ptr)
-            strides = read_int64(MEMORY, strides_ptr)
-            if (shape[0] | strides[0] | byte_offset) >> ORDINARY_1D_SHIFT or not 0 < data < USER_SPACE_END:
-                return None
-        else:
-            geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
-            if geometry is None:
-                return None
-            shape, strides = geometry
+        geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
     except (OverflowError, struct.error):
         return None
-    return build(obj, data, byte_offset, shape, strides, code, bits, device_type, device_id, 0)
+    if geometry is None:
+        return None
+    return build(obj, data, byte_offset, geometry[0], geometry[1], code, bits, device_type, device_id, 0)
 
 
-class _ImporterCache(dict):  # type: ignore[type-arg]
-    """Producer type -> its ``managed_tensor_from_py_object_no_sync``, or None; filled on first use.
-
-    A lookup that hits is one C-level subscript (no Python call), which the import hot path wants.
-    """
-
-    def __missing__(self, kind: type) -> Any:
-        api = _exchange_api(kind)
-        function = None
-        if api is not None and api.managed_tensor_from_py_object_no_sync:
-            function = _FROM_PY_OBJECT(api.managed_tensor_from_py_object_no_sync)
-        if len(self) < 1024:  # bounded: one entry per producer type
-            self[kind] = function
-        return function
-
-
-_importers = _ImporterCache()
 #: ``importer_for(kind)``: the producer type's ``managed_tensor_from_py_object_no_sync``, or None.
-importer_for = _importers.__getitem__
+importer_for = _ExchangeFunctions("managed_tensor_from_py_object_no_sync", _FROM_PY_OBJECT).__getitem__
 
 
 _CPU = DLDeviceType.CPU.value
@@ -193,24 +173,14 @@ def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None
         # struct's size, so it is read whole; its major version is checked before any use.
         (major, _minor, _ctx, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
          shape_ptr, strides_ptr, byte_offset) = read_versioned(MEMORY, managed)
-        ordinary = (device_type == _CPU and device_id >= 0 and major == DLPACK_MAJOR_VERSION and lanes == 1
-                    and (code, bits) in VALID_CODE_BITS)
-        if ordinary:
-            if ndim == 1 and shape_ptr and strides_ptr:
-                # ordinary_geometry's one-dimensional test, inline: a call costs 6% of this import
-                shape = read_int64(MEMORY, shape_ptr)
-                strides = read_int64(MEMORY, strides_ptr)
-                ordinary = (not (shape[0] | strides[0] | byte_offset) >> ORDINARY_1D_SHIFT
-                            and 0 < data < USER_SPACE_END)
-            else:
-                geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
-                if geometry is None:
-                    ordinary = False
-                else:
-                    shape, strides = geometry
+        geometry = None
+        if (device_type == _CPU and device_id >= 0 and major == DLPACK_MAJOR_VERSION and lanes == 1
+                and (code, bits) in VALID_CODE_BITS):
+            geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
     except (OverflowError, struct.error):  # a pointer past the address space: read_managed says so
-        ordinary = False
-    if ordinary:
+        geometry = None
+    if geometry is not None:
+        shape, strides = geometry
         # the ordinary CPU tensor: owned, then straight to the consumer, no result tuples
         owner._deleter = cached_deleter(deleter) or deleter_function(deleter)
         return build(owner, data, byte_offset, shape, strides, code, bits, device_type, device_id,
