@@ -11,9 +11,12 @@ Usage::
 
 No skip or xfail file is used: every test of the suite runs, with all extensions enabled. The
 counts come from pytest-json-report's report. The summary line and the failures are written to
-``conformance/.runs/<device>-<examples>.txt`` (ignored by git); ``--record`` writes them to the
-committed ``conformance/results/<device>-<examples>.txt`` instead (what the docs show). A run that
-does not finish (no report) writes nothing.
+``conformance/.runs/<device>-<examples>.txt`` (ignored by git), and beside it
+``<device>-<examples>.json``: the outcome of every test, with the date, the commit of this checkout,
+the device and the versions the run used. ``--record`` writes both to the committed
+``conformance/results/`` instead (what the docs show). A run that does not finish (no report)
+writes nothing. A ``--json-report-file=`` among the pytest arguments is honoured: the counts are
+read from that file, which is kept.
 
 ``--device cuda:0`` makes that device dlarray's default device (``DLARRAY_DEFAULT_DEVICE``), so the
 suite's arrays live and compute on the GPU (through cupy); ``make conformance-cuda`` does that.
@@ -23,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import datetime
+import importlib.metadata
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -103,6 +109,96 @@ def summary_of(report: dict[str, Any]) -> tuple[str, list[str]]:
     return line, failures
 
 
+def outcomes_of(report: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Every test's outcome, and for a failed or erroring one the first line of its message."""
+    found: dict[str, dict[str, str]] = {}
+    for test in report.get("tests", []):
+        entry = {"outcome": test.get("outcome", "?")}
+        if entry["outcome"] in ("failed", "error"):
+            phase = test.get("call") or test.get("setup") or test.get("teardown") or {}
+            message = (phase.get("crash") or {}).get("message") or phase.get("longrepr") or ""
+            entry["message"] = (message.strip().splitlines() or [""])[0][:300]
+        found[test["nodeid"]] = entry
+    return found
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _commit() -> str | None:
+    """This checkout's commit, ``+dirty`` when dlarray's sources differ from it (None: not a checkout)."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dlarray"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def _accelerator(device: str) -> str | None:
+    """The GPU's name for a CUDA run (from cupy, else nvidia-smi); None on the CPU."""
+    if not device.startswith("cuda"):
+        return None
+    index = int(device.partition(":")[2] or 0)
+    try:
+        import cupy
+
+        name = cupy.cuda.runtime.getDeviceProperties(index)["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # noqa: BLE001 - no cupy or no driver: ask nvidia-smi, else say nothing
+        try:
+            listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, check=True).stdout
+        except (subprocess.CalledProcessError, FileNotFoundError):
+            return None
+        lines = listed.strip().splitlines()
+        return lines[index].split(":", 1)[1].split("(")[0].strip() if index < len(lines) else None
+
+
+def _cuda_driver(device: str) -> int | None:
+    if not device.startswith("cuda"):
+        return None
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.driverGetVersion())
+    except Exception:  # noqa: BLE001 - no cupy or no driver: the record says None
+        return None
+
+
+def environment(device: str) -> dict[str, Any]:
+    """When, at which commit, on what and with which versions a run was made."""
+    versions = {name: _version(name) for name in
+                ("dlarray", "numpy", "cupy-cuda12x", "cupy-cuda13x", "hypothesis", "pytest", "ndindex")}
+    return {
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": _commit(),
+        "device": device,
+        "accelerator": _accelerator(device),
+        "cuda_driver": _cuda_driver(device),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "versions": {name: version for name, version in versions.items() if version},
+    }
+
+
+def report_file_in(pytest_args: list[str], default: Path) -> Path:
+    """Where pytest-json-report writes: the caller's ``--json-report-file`` if given (the last wins)."""
+    chosen = default
+    for i, argument in enumerate(pytest_args):
+        if argument.startswith("--json-report-file="):
+            chosen = Path(argument.partition("=")[2])
+        elif argument == "--json-report-file" and i + 1 < len(pytest_args):
+            chosen = Path(pytest_args[i + 1])
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--max-examples", type=int, default=200)
@@ -123,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     )
     with tempfile.TemporaryDirectory() as scratch:
-        report_file = Path(scratch) / "report.json"
+        report_file = report_file_in(options.pytest_args, Path(scratch) / "report.json")
         command = [
             sys.executable, "-m", "pytest", "array_api_tests", "-p", "no:cacheprovider",
             *(["-n", options.workers] if options.workers not in ("0", "") else []),
@@ -141,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nthe suite did not finish (pytest exit status {result.returncode}, no report): nothing written",
                   file=sys.stderr)
             return result.returncode or 1
-        summary, failures = summary_of(json.loads(report_file.read_text()))
+        pytest_report = json.loads(report_file.read_text())
+        summary, failures = summary_of(pytest_report)
     folder = RECORDED if options.record else SCRATCH
     folder.mkdir(exist_ok=True)
     report = folder / f"{options.device.replace(':', '')}-{options.max_examples}.txt"
@@ -153,6 +250,14 @@ def main(argv: list[str] | None = None) -> int:
         + "\n"
     )
     report.write_text(header + summary + "\n" + "\n".join(failures) + ("\n" if failures else ""))
+    record = {
+        "suite": {"repository": SUITE_REPOSITORY, "commit": SUITE_COMMIT, "spec_commit": SPEC_COMMIT},
+        "max_examples": options.max_examples, "workers": options.workers, "seconds": round(elapsed),
+        "pytest_args": options.pytest_args, "environment": environment(options.device),
+        "summary": pytest_report.get("summary", {}),
+        "tests": outcomes_of(pytest_report),
+    }
+    report.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"\n{summary}\nwritten to {os.path.relpath(report, ROOT)}"
           + ("" if options.record else " (--record writes conformance/results/, which the docs show)"))
     return result.returncode

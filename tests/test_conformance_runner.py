@@ -74,6 +74,29 @@ def test_a_run_counts_from_the_report_and_writes_to_the_ignored_folder(
     assert written[2:] == ["FAILED array_api_tests/test_stand_in.py::test_fails"]
     assert not (tmp_path / "results").exists()
     assert "written to " in capsys.readouterr().out
+    record = json.loads((tmp_path / "runs" / "cpu-3.json").read_text())
+    assert record["summary"]["passed"] == 1 and record["summary"]["failed"] == 1
+    assert record["tests"]["array_api_tests/test_stand_in.py::test_fails"]["outcome"] == "failed"
+    assert "assert False" in record["tests"]["array_api_tests/test_stand_in.py::test_fails"]["message"]
+    assert record["tests"]["array_api_tests/test_stand_in.py::test_skipped"] == {"outcome": "skipped"}
+    environment = record["environment"]
+    assert environment["device"] == "cpu" and environment["python"] == sys.version.split()[0]
+    assert environment["versions"]["numpy"] and environment["time"].endswith("Z")
+    assert record["suite"]["commit"] == runner.SUITE_COMMIT and record["max_examples"] == 3
+
+
+def test_a_report_file_given_to_pytest_is_where_the_counts_are_read(
+    runner: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shared GPU scripts pass their own --json-report-file: the runner reads that file and keeps it."""
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_suite(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", "/the/users/own/path")
+    mine = tmp_path / "mine.json"
+    runner.main(["--max-examples", "3", "--workers", "0", "--", "--json-report", f"--json-report-file={mine}"])
+    assert json.loads(mine.read_text())["summary"]["failed"] == 1
+    assert (tmp_path / "runs" / "cpu-3.txt").read_text().splitlines()[1] == "1 passed, 1 skipped, 1 failed, 0 errors"
+    assert runner.report_file_in(["--json-report-file", "a.json", "--json-report-file=b.json"], Path("d")) == Path("b.json")
+    assert runner.report_file_in(["-k", "x"], Path("d")) == Path("d")
 
 
 def test_record_writes_the_committed_results(runner: ModuleType, tmp_path: Path,
