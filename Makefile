@@ -71,9 +71,11 @@ serve-docs: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_dlpack.py --compare --memory
 	$(PY) benchmarks/bench_dispatch.py
+	$(PY) benchmarks/bench_sklearn.py
 
 bench-cuda: $(STAMP)
 	$(PY) benchmarks/bench_cuda.py
+	$(PY) benchmarks/plots.py cuda  # bench_cuda.py writes the JSON only
 
 conformance: $(CONFORMANCE_STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"

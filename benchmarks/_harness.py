@@ -16,12 +16,13 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 import timeit
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -228,6 +229,41 @@ def versions(modules: Iterable[str]) -> dict[str, str | None]:
     return found
 
 
+def cpu_model() -> str | None:
+    """The processor's name (``/proc/cpuinfo`` on Linux, ``sysctl`` on macOS), or None if unknown."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "Hardware") and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        try:
+            found = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+                                   timeout=10, check=False)
+        except OSError:
+            return None
+        return found.stdout.strip() or None
+    return platform.processor() or None
+
+
+def source_commit() -> str | None:
+    """The git commit of the code measured (``+dirty`` with uncommitted changes), or None outside git."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10,
+                              check=False)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
 def environment(settings: Settings, quick: bool, modules: Iterable[str]) -> dict[str, Any]:
     """What the numbers were measured on, for the JSON file."""
     return {
@@ -237,9 +273,11 @@ def environment(settings: Settings, quick: bool, modules: Iterable[str]) -> dict
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "commit": source_commit(),
         "versions": versions(modules),
     }
 
@@ -249,20 +287,3 @@ def write_json(path: Path, payload: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
     print(f"\nwrote {path}")
-
-
-def save_plot(path: Path, draw: Callable[[Any], None]) -> None:
-    """Draw with matplotlib (Agg backend) into ``path``; a missing matplotlib only skips the plot."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print(f"matplotlib is not installed: {path.name} not drawn")
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    draw(plt)
-    plt.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close("all")
-    print(f"wrote {path}")

@@ -33,10 +33,10 @@ from _harness import (  # noqa: E402
     print_table,
     print_targets,
     ratio,
-    save_plot,
     worst,
     write_json,
 )
+from plots import render
 
 import dlarray  # noqa: E402
 
@@ -164,31 +164,6 @@ def summarize(results: Results, cases: list[Case]) -> tuple[dict[str, Any], list
     return rows_by_case, found
 
 
-def plot(rows_by_case: dict[str, Any], path: Path) -> None:
-    """Grouped bars of the time per call of each library, one panel per case (log scale)."""
-
-    def draw(plt: Any) -> None:
-        fig, axes = plt.subplots(1, len(rows_by_case), figsize=(7 * len(rows_by_case), 5))
-        axes = np.atleast_1d(axes)
-        width = 0.27
-        for ax, (case, data) in zip(axes, rows_by_case.items()):
-            labels = list(data["operations"])
-            for i, lib in enumerate(LIBRARIES):
-                values = [data["operations"][label][f"{lib}_us"] for label in labels]
-                positions = [k + (i - 1) * width for k, v in enumerate(values) if v is not None]
-                ax.bar(positions, [v for v in values if v is not None], width, label=lib)
-            ax.set_xticks(range(len(labels)))
-            ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-            ax.set_yscale("log")
-            ax.set_ylabel("median time per call (us)")
-            ax.set_title(f"{case}: {data['sizes']['elements']:,} elements")
-            ax.grid(True, axis="y", which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        fig.suptitle("dlarray dispatch against numpy and array-api-strict")
-
-    save_plot(path, draw)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller large case, short repeats (a smoke run)")
@@ -226,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             "targets": {t.name: t.as_dict() for t in found},
         },
     )
-    plot(rows_by_case, args.out / "dispatch.png")
+    render("dispatch", args.out)  # dispatch.png, drawn from the JSON just written
     return 0
 
 

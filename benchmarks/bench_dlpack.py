@@ -39,10 +39,10 @@ from _harness import (  # noqa: E402
     print_table,
     print_targets,
     ratio,
-    save_plot,
     worst,
     write_json,
 )
+from plots import render
 
 import dlarray  # noqa: E402
 
@@ -332,47 +332,6 @@ def print_ratios(found: list[Target], sizes: list[int]) -> None:
     print_table("Ratios per size", header, rows)
 
 
-def _panels(labels: list[str]) -> tuple[list[str], list[str]]:
-    """The curves of the plot: imports (peers reading numpy), exports (peers reading dlarray).
-
-    The rest of the --compare matrix is in the tables and the JSON only: 30 curves in one plot
-    would hide the ones the targets are about.
-    """
-    imports = [label for label, _ in MAIN_IMPORTS + MAIN_BYTES]
-    imports += [label for label in labels if label.endswith("(numpy)") and label not in imports
-                and label not in {lab for lab, _ in MAIN_EXPORTS} and "pydlpack.asdlpack(numpy))" not in label]
-    exports = [label for label, _ in MAIN_EXPORTS]
-    exports += [label for label in labels if label.endswith("(dlarray)") and label not in exports]
-    return imports, exports
-
-
-def plot(results: Results, labels: list[str], sizes: list[int], path: Path) -> None:
-    """Log-log latency against size: imports on the left, exports on the right."""
-    panels = _panels(labels)
-
-    def draw(plt: Any) -> None:
-        fig, axes = plt.subplots(1, 2, figsize=(14, 6), sharey=True)
-        for ax, curves, title in zip(axes, panels, ["import (peers reading numpy)", "export (peers reading dlarray)"]):
-            for label in curves:
-                points = [(n, results.median(label, str(n))) for n in sizes]
-                points = [(n, v) for n, v in points if v is not None]
-                if not points:
-                    continue
-                ours = "dlarray" in label
-                style = {"linewidth": 2.5, "marker": "o"} if ours else {"linewidth": 1, "linestyle": "--", "marker": "."}
-                ax.plot(*zip(*points), label=label, **style)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel("elements (float32)")
-            ax.set_title(title)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7, loc="best")
-        axes[0].set_ylabel("median latency (us)")
-        fig.suptitle("DLPack latency against buffer size (dlarray's own calls: thick lines)")
-
-    save_plot(path, draw)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two sizes, short repeats (a smoke run)")
@@ -417,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
             "targets": {t.name: t.as_dict() for t in found},
         },
     )
-    plot(results, labels, sizes, args.out / "dlpack_latency.png")
+    render("dlpack", args.out)  # dlpack_latency.png, drawn from the JSON just written
     return 0
 
 

@@ -18,7 +18,7 @@ worst one:
 
 Where a target is not met (or with ``--profile``), the dlarray fit of that estimator is profiled
 with cProfile, and the functions where its time goes are printed and stored in the JSON.
-Writes ``results/sklearn.json``.
+Writes ``results/sklearn.json`` and ``results/sklearn.png``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from _harness import (
     worst,
     write_json,
 )
+from plots import render
 
 import dlarray
 
@@ -277,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             "profiles": profiles,
         },
     )
+    render("sklearn", args.out)  # sklearn.png, drawn from the JSON just written
     return 0
 
 

@@ -9,7 +9,8 @@ A page asks for generated content with a marker comment on a line of its own:
 ``<!-- generated: dtype-table -->``
     every dtype dlarray knows, from ``dlarray._dtypes`` (data types page);
 ``<!-- generated: benchmark-results -->``
-    the targets and plots under ``benchmarks/results/`` (benchmarks page);
+    every benchmark's plot, tables and targets from ``benchmarks/results/`` (benchmarks page;
+    ``bench_page.py``);
 ``<!-- generated: benchmarks-readme -->``
     ``benchmarks/README.md`` without its title, its headings one level down (benchmarks page);
 ``<!-- generated: conformance-result -->``
@@ -28,7 +29,6 @@ import html
 import json
 import logging
 import os
-import posixpath
 import re
 import subprocess
 import sys
@@ -39,10 +39,14 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs_hooks"))  # this folder, also where this file is loaded by path
+try:
+    from bench_page import BENCH_ASSETS, bench_dir, benchmark_results
+finally:
+    sys.path.remove(str(ROOT / "docs_hooks"))
 log = logging.getLogger("mkdocs.hooks.dlarray")
 
 _MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
-_BENCH_ASSETS = "assets/benchmarks"
 
 _PROBE_SCRIPT = """
 import contextlib, importlib.metadata, io, json
@@ -64,10 +68,6 @@ print(json.dumps({"text": captured.getvalue(), "rows": rows, "notes": notes, "ve
 _probe_cache: dict[str, Any] = {}
 
 
-def _bench_dir() -> Path:
-    return Path(os.environ.get("DLARRAY_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
-
-
 def _conformance_dir() -> Path:
     return Path(os.environ.get("DLARRAY_CONFORMANCE_RESULTS", ROOT / "conformance" / "results"))
 
@@ -82,8 +82,8 @@ def on_pre_build(config: Any) -> None:
 
 def on_files(files: Files, config: Any) -> Files:
     """Add the benchmark plots to the site, and stand-ins for pages not written yet."""
-    for plot in sorted(_bench_dir().glob("*.png")):
-        files.append(File.generated(config, f"{_BENCH_ASSETS}/{plot.name}", abs_src_path=str(plot)))
+    for plot in sorted(bench_dir().glob("*.png")):
+        files.append(File.generated(config, f"{BENCH_ASSETS}/{plot.name}", abs_src_path=str(plot)))
     return files
 
 
@@ -157,68 +157,6 @@ def dtype_table(page: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ benchmarks
-def _number(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    value = float(value)
-    if value == 0 or 0.01 <= abs(value) < 1e5:
-        return f"{value:.3g}"
-    return f"{value:.2e}"
-
-
-_VERDICT = {"MET": '<span class="verdict-met">MET</span>',
-            "NOT MET": '<span class="verdict-not-met">NOT MET</span>', "n/a": "n/a"}
-_BENCH_TITLES = {
-    "dlpack": ("DLPack import and export latency", "dlpack_latency.png", "bench_dlpack.py"),
-    "dispatch": ("Per-call overhead of the namespace", "dispatch.png", "bench_dispatch.py"),
-}
-
-
-def benchmark_results(page: Any) -> str:
-    folder = _bench_dir()
-    parts: list[str] = []
-    for stem, (title, plot, script) in _BENCH_TITLES.items():
-        source = folder / f"{stem}.json"
-        parts.append(f"### {title}\n")
-        if not source.is_file():
-            parts.append(f'!!! warning "Not measured yet"\n    `{script}` has not written `benchmarks/results/'
-                         f'{stem}.json` yet: run `make bench`, then rebuild the site.\n')
-            continue
-        data = json.loads(source.read_text())
-        parts.append(_environment_line(data.get("environment", {}), script))
-        targets = data.get("targets", {})
-        if targets:
-            parts.append("| target | value | bound | verdict |\n| --- | --- | --- | --- |")
-            for name, target in targets.items():
-                unit = f" {target['unit']}" if target.get("unit") else ""
-                verdict = _VERDICT.get(target.get("verdict"), target.get("verdict"))
-                parts.append(f"| {_cell(name)} | {_number(target.get('value'))}{unit} | "
-                             f"{_cell(str(target.get('target')))} | {verdict} |")
-            parts.append("")
-        shapes = data.get("shapes")
-        if shapes:
-            parts.append("Imports of other ranks (median µs, ratio to the anchor for the same tensor; shown, "
-                         "not judged):\n")
-            parts.append("| shape | dlarray from torch | numpy from torch (anchor) | dlarray from numpy | "
-                         "torch / anchor | numpy / anchor |\n| --- | --- | --- | --- | --- | --- |")
-            for shape, row in shapes.items():
-                cells = [row.get("dlarray.from_dlpack(torch)"), row.get("numpy.from_dlpack(torch)"),
-                         row.get("dlarray.from_dlpack(numpy)"), row.get("torch / anchor"), row.get("numpy / anchor")]
-                parts.append(f"| `{shape}` | " + " | ".join(_number(c) for c in cells) + " |")
-            parts.append("")
-        errors = data.get("errors") or {}
-        if errors:
-            parts.append("Operations that could not be timed (their targets are n/a):\n")
-            parts.extend(f"- `{_cell(name)}`: {html.escape(error)}" for name, error in errors.items())
-            parts.append("")
-        if (folder / plot).is_file():
-            link = posixpath.relpath(f"{_BENCH_ASSETS}/{plot}", posixpath.dirname(page.file.src_uri) or ".")
-            parts.append(f"[![{title}]({link})]({link} \"Full size\")\n")
-        else:
-            parts.append(f"(no plot: `{plot}` was not drawn; matplotlib comes with the `bench` extra)\n")
-    return "\n".join(parts)
-
-
 def benchmarks_readme(page: Any) -> str:
     text = (ROOT / "benchmarks" / "README.md").read_text()
     lines = text.splitlines()
@@ -231,18 +169,6 @@ def benchmarks_readme(page: Any) -> str:
         elif not in_code and line.startswith("#"):
             lines[i] = "#" + line
     return "\n".join(lines).strip() + "\n"
-
-
-def _environment_line(env: dict[str, Any], script: str) -> str:
-    versions = ", ".join(f"{name} {version}" for name, version in (env.get("versions") or {}).items() if version)
-    load = env.get("load_average")
-    load_text = f", load average {load[0]:.1f} when it started" if load else ""
-    line = (f"Measured {env.get('time', '?')} by `benchmarks/{script}` on {env.get('platform', '?')} "
-            f"({env.get('cpu_count', '?')} CPUs{load_text}), Python {env.get('python', '?')}; {versions}.\n")
-    if env.get("quick"):
-        line += ('\n!!! note "Quick run"\n    These numbers come from a `--quick` smoke run (short repeats): '
-                 "they are rough.\n")
-    return line
 
 
 # ------------------------------------------------------------------------------ conformance

@@ -1,0 +1,459 @@
+"""The benchmarks page's results, generated from ``benchmarks/results/`` when the site is built.
+
+``mkdocs_hooks.py`` calls :func:`benchmark_results` for the ``<!-- generated: benchmark-results -->``
+marker and copies the plots into the site as ``assets/benchmarks/<name>.png``. Every number, table
+and plot comes from the JSON files the benchmark scripts write (and the plots ``benchmarks/plots.py``
+draws from them); a result file that is missing is said to be missing, with how to make it.
+``DLARRAY_BENCH_RESULTS`` points at another folder.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import os
+import posixpath
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_ASSETS = "assets/benchmarks"
+
+
+def _load_plots() -> Any:
+    """``benchmarks/plots.py``: the plots' file names and the dispatch cases' titles (one place for both)."""
+    spec = importlib.util.spec_from_file_location("dlarray_benchmark_plots", ROOT / "benchmarks" / "plots.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and typing look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+plots = _load_plots()
+
+
+def bench_dir() -> Path:
+    """The folder of the results JSON files and plots."""
+    return Path(os.environ.get("DLARRAY_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def _number(value: Any) -> str:
+    """A number for a table: 3 significant digits, thousands separated, "n/a" when missing."""
+    if value is None:
+        return "n/a"
+    value = float(value)
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if value == 0 or abs(value) >= 0.01:
+        return f"{value:.3g}"
+    return f"{value:.2e}"
+
+
+_VERDICT = {
+    "MET": '<span class="verdict-met">MET</span>',
+    "NOT MET": '<span class="verdict-not-met">NOT MET</span>',
+    "n/a": "n/a",
+}
+
+
+def _verdict(target: dict[str, Any] | None) -> str:
+    if target is None:
+        return ""
+    return _VERDICT.get(target.get("verdict"), str(target.get("verdict")))
+
+
+def _table(header: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    """A Markdown table in a ``bench`` block (small type, see extra.css), to fit the page's width.
+
+    ``align``: one of l/r per column (default: the first left, the others right).
+    """
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = "|" + "|".join(" ---: " if a == "r" else " --- " for a in align) + "|"
+    return [
+        '<div class="bench" markdown>',
+        "",
+        "| " + " | ".join(header) + " |",
+        rule,
+        *("| " + " | ".join(row) + " |" for row in rows),
+        "",
+        "</div>",
+        "",
+    ]
+
+
+def _size(size: int | str) -> str:
+    return plots.size_label(int(size))
+
+
+def _targets_table(targets: dict[str, dict[str, Any]], names: list[str] | None = None) -> list[str]:
+    rows = []
+    for name in names if names is not None else list(targets):
+        target = targets[name]
+        unit = f" {target['unit']}" if target.get("unit") else ""
+        rows.append(
+            [
+                _cell(name),
+                _number(target.get("value")) + unit,
+                _cell(str(target.get("target"))),
+                _verdict(target),
+            ]
+        )
+    return _table(["target", "value", "bound", "verdict"], rows, "lrrl")
+
+
+def environment_line(env: dict[str, Any], script: str) -> str:
+    """When, at which commit, on which machine (CPU model, cores, load) and with what a result was measured."""
+    versions = ", ".join(
+        f"{name} {version}" for name, version in (env.get("versions") or {}).items() if version
+    )
+    load = env.get("load_average")
+    commit = env.get("commit")
+    cpu = env.get("cpu_model") or (
+        "CPU model not recorded (this file predates that field; the next run of the script records it)"
+    )
+    line = (
+        f"Measured {env.get('time', '?')} by `benchmarks/{script}`"
+        + (f" at commit `{commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}`" if commit else "")
+        + f". Machine: {cpu}, {env.get('cpu_count', '?')} logical CPUs, {env.get('platform', '?')}"
+        + (f", load average {load[0]:.1f} when it started" if load else "")
+        + f". Python {env.get('python', '?')}; {versions}.\n"
+    )
+    if env.get("quick"):
+        line += (
+            '\n!!! note "Quick run"\n    These numbers come from a `--quick` smoke run (short repeats): '
+            "they are rough.\n"
+        )
+    return line
+
+
+def _plot(stem: str, title: str, page: Any) -> list[str]:
+    name = plots.PLOT_FILES[stem]
+    if not (bench_dir() / name).is_file():
+        return [
+            (
+                f"(no plot: `{name}` was not drawn; `python benchmarks/plots.py` draws it from the JSON, "
+                "with matplotlib from the `bench` extra)\n"
+            )
+        ]
+    link = posixpath.relpath(f"{BENCH_ASSETS}/{name}", posixpath.dirname(page.file.src_uri) or ".")
+    return [f'[![{title}]({link}){{ loading=lazy }}]({link} "Full size")\n']
+
+
+def _errors(data: dict[str, Any]) -> list[str]:
+    errors = data.get("errors") or {}
+    if not errors:
+        return []
+    return [
+        "Operations that could not be timed (their targets are n/a):\n",
+        *(f"- `{_cell(name.replace('|', ' '))}`: {html.escape(error)}" for name, error in errors.items()),
+        "",
+    ]
+
+
+# ------------------------------------------------------------------------------ bench_dlpack
+def _median(data: dict[str, Any], label: str, case: str) -> float | None:
+    timing = data["timings"].get(label, {}).get(case)
+    return None if timing is None else timing.get("median_us")
+
+
+def _copy_note(data: dict[str, Any]) -> list[str]:
+    """Why jax's imports grow with the buffer (the plot's spike), with the measured numbers."""
+    sizes = [str(n) for n in data["sizes"]]
+    growing = []
+    for label in data["operations"]:
+        if not label.startswith("jax.from_dlpack("):
+            continue
+        times = [_median(data, label, n) for n in sizes]
+        if None not in times and max(times) > 20 * min(times):  # type: ignore[type-var,operator]
+            growing.append(
+                f"`{label}` {_number(times[0])} µs at {int(sizes[0]):,} elements, "
+                f"{_number(times[-1])} µs at {int(sizes[-1]):,}"
+            )
+    if not growing:
+        return []
+    return [
+        '!!! info "Why jax\'s imports grow with the buffer"',
+        "    XLA's CPU client takes a foreign buffer without copying only when its address is a multiple of "
+        "64 bytes; otherwise `jax.dlpack.from_dlpack` copies it. numpy allocates with `malloc`, whose "
+        "blocks are 16-byte aligned, so most numpy arrays are copied; torch aligns its allocations to 64 "
+        "bytes, so `jax.from_dlpack(torch)` stays flat. dlarray exports the numpy buffer it holds as it "
+        "is (zero-copy), so jax copies it too: the copy is jax's, made on its side of the exchange. At "
+        "small sizes the copy is hidden by jax's fixed cost of about 30 µs. Measured here: "
+        + "; ".join(growing)
+        + ".",
+        "",
+    ]
+
+
+def _ratios_per_size(data: dict[str, Any]) -> list[str]:
+    """The table of every per-size target: the worst size decides the target's value."""
+    sizes = [str(n) for n in data["sizes"]]
+    targets = {
+        name: t
+        for name, t in data.get("targets", {}).items()
+        if t.get("detail") and set(t["detail"]) <= set(sizes)
+    }
+    if not targets:
+        return []
+    rows = [
+        [_cell(name), *(_number(t["detail"].get(n)) for n in sizes), _cell(str(t.get("target")))]
+        for name, t in targets.items()
+    ]
+    return [
+        "#### Ratios per size\n",
+        ("Each ratio at every size (elements); the target holds when every size is within its bound.\n"),
+        *_table(["ratio", *(_size(n) for n in sizes), "bound"], rows),
+    ]
+
+
+def _latency_table(data: dict[str, Any]) -> list[str]:
+    sizes = [str(n) for n in data["sizes"]]
+    rows = [
+        [
+            f"`{_cell(label)}`" + (" (anchor)" if label == data.get("anchor") else ""),
+            *(_number(_median(data, label, n)) for n in sizes),
+        ]
+        for label in data["operations"]
+    ]
+    lines = _table(["operation (median µs)", *(_size(n) for n in sizes)], rows)
+    return [
+        f'??? info "Every timing ({len(rows)} operations × {len(sizes)} sizes, median µs)"',
+        "",
+        *(f"    {line}" if line else "" for line in lines),
+    ]
+
+
+def _shapes_table(data: dict[str, Any]) -> list[str]:
+    shapes = data.get("shapes")
+    if not shapes:
+        return []
+    columns = [
+        "dlarray.from_dlpack(torch)",
+        "numpy.from_dlpack(torch)",
+        "dlarray.from_dlpack(numpy)",
+        "torch / anchor",
+        "numpy / anchor",
+    ]
+    rows = [[f"`{shape}`", *(_number(row.get(c)) for c in columns)] for shape, row in shapes.items()]
+    return [
+        "#### Imports of other ranks\n",
+        "Median µs, and the ratio to the anchor for the same tensor; shown, not judged.\n",
+        *_table(
+            [
+                "shape",
+                "dlarray from torch",
+                "numpy from torch (anchor)",
+                "dlarray from numpy",
+                "torch / anchor",
+                "numpy / anchor",
+            ],
+            rows,
+        ),
+    ]
+
+
+def _memory_table(data: dict[str, Any]) -> list[str]:
+    memory = data.get("memory")
+    if not memory:
+        return []
+    rows = [[f"`{_cell(label)}`", _number(mib)] for label, mib in memory["mib_per_import"].items()]
+    return [
+        "#### Resident memory per import\n",
+        (
+            f"{memory['imports']} imports of one {memory['buffer_bytes'] / 1e6:,.0f} MB buffer, all kept alive; "
+            "`numpy copy` is the baseline that copies.\n"
+        ),
+        *_table(["operation", "MiB added per import"], rows),
+    ]
+
+
+def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
+    return [
+        environment_line(data.get("environment", {}), "bench_dlpack.py"),
+        *_plot("dlpack", "DLPack latency against buffer size", page),
+        *_copy_note(data),
+        "#### Targets\n",
+        *_targets_table(data.get("targets", {})),
+        *_ratios_per_size(data),
+        *_latency_table(data),
+        "",
+        *_shapes_table(data),
+        *_memory_table(data),
+        *_errors(data),
+    ]
+
+
+# ------------------------------------------------------------------------------ bench_dispatch
+def dispatch_section(data: dict[str, Any], page: Any) -> list[str]:
+    targets = data.get("targets", {})
+    out = [
+        environment_line(data.get("environment", {}), "bench_dispatch.py"),
+        *_plot("dispatch", "Time per call of numpy, dlarray and array-api-strict", page),
+    ]
+    for case, rows in data["cases"].items():
+        small = case == "small"
+        judged = "dlarray's overhead / array-api-strict's overhead" if small else "t(dlarray) / t(numpy)"
+        bounds = {t["target"] for name, t in targets.items() if name.startswith(f"{case} ")}
+        out += [
+            f"#### {case.capitalize()} inputs\n",
+            (
+                f"{plots.dispatch_inputs(rows['sizes']).capitalize()}. Median µs per call; overhead (+) = "
+                f"t(library) − t(numpy); the ratio judged is {judged}, {' or '.join(sorted(bounds))}.\n"
+            ),
+        ]
+        table = []
+        for label, row in rows["operations"].items():
+            target = next((t for name, t in targets.items() if name.startswith(f"{case} {label}: ")), None)
+            value = row.get("overhead_ratio" if small else "dlarray_over_numpy")
+            table.append(
+                [
+                    f"`{_cell(label)}`",
+                    _number(row.get("numpy_us")),
+                    _number(row.get("dlarray_us")),
+                    _number(row.get("array_api_strict_us")),
+                    _number(row.get("dlarray_overhead_us")),
+                    _number(row.get("strict_overhead_us")),
+                    _number(value),
+                    _verdict(target),
+                ]
+            )
+        out += _table(
+            ["operation", "numpy", "dlarray", "strict", "dlarray +", "strict +", "ratio", "verdict"],
+            table,
+            "lrrrrrrl",
+        )
+    summary = [name for name in targets if "all operations" in name]
+    if summary:
+        out += [
+            "#### Targets\n",
+            "All operations of a case together: the worst one decides.\n",
+            *_targets_table(targets, summary),
+        ]
+    return out + _errors(data)
+
+
+# ------------------------------------------------------------------------------ bench_sklearn
+def sklearn_section(data: dict[str, Any], page: Any) -> list[str]:
+    shape = data.get("data", {})
+    targets = data.get("targets", {})
+    rows = []
+    for label, row in data["estimators"].items():
+        vs_numpy = targets.get(f"{label}: dlarray / numpy")
+        vs_strict = targets.get(f"{label}: dlarray / array-api-strict")
+        rows.append(
+            [
+                f"`{_cell(label)}`",
+                _number(row.get("numpy_ms")),
+                _number(row.get("array_api_strict_ms")),
+                _number(row.get("dlarray_ms")),
+                f"{_number(row.get('dlarray_over_numpy'))} {_verdict(vs_numpy)}",
+                f"{_number(row.get('dlarray_over_strict'))} {_verdict(vs_strict)}",
+            ]
+        )
+    summary = [name for name in targets if name.startswith("all estimators")]
+    out = [
+        environment_line(data.get("environment", {}), "bench_sklearn.py"),
+        (
+            f"`Estimator().fit(X[, y])` with `sklearn.set_config(array_api_dispatch=True)`, on "
+            f"{shape.get('samples', 0):,} × {shape.get('features', '?')} {shape.get('dtype', 'float64')} data held "
+            "by each library; see [scikit-learn and SciPy](guide/ecosystem.md#speed) for where the time goes.\n"
+        ),
+        *_plot("sklearn", "scikit-learn fit times", page),
+        *_table(
+            [
+                "estimator",
+                "numpy ms",
+                "array-api-strict ms",
+                "dlarray ms",
+                "dlarray / numpy",
+                "dlarray / array-api-strict",
+            ],
+            rows,
+        ),
+        "#### Targets\n",
+        *_targets_table(targets, summary),
+    ]
+    for label, profile in (data.get("profiles") or {}).items():
+        lines = _table(
+            ["function", "calls", "own ms per fit", "cumulative ms per fit"],
+            [
+                [
+                    f"`{_cell(p['function'])}`",
+                    str(p["calls"]),
+                    _number(p["own_ms_per_fit"]),
+                    _number(p["cumulative_ms_per_fit"]),
+                ]
+                for p in profile
+            ],
+        )
+        out += [
+            f'??? info "cProfile of the dlarray fit of {_cell(label)}"',
+            "",
+            *(f"    {line}" if line else "" for line in lines),
+        ]
+    return out + _errors(data)
+
+
+# ------------------------------------------------------------------------------ bench_cuda
+def cuda_section(data: dict[str, Any], page: Any) -> list[str]:
+    sizes = sorted({int(n) for row in data["timings"].values() for n in row}, key=int)
+    rows = [
+        [f"`{_cell(label)}`", *(_number((row.get(str(n)) or {}).get("median_us")) for n in sizes)]
+        for label, row in data["timings"].items()
+    ]
+    return [
+        environment_line(data.get("environment", {}), "bench_cuda.py"),
+        f"GPU: {data.get('device', 'not recorded')}.\n",
+        *_plot("cuda", "CUDA hand-off latency, dlarray against cupy", page),
+        *_table(["operation (median µs)", *(_size(n) for n in sizes)], rows),
+        "#### Targets\n",
+        *_targets_table(data.get("targets", {})),
+        *_errors(data),
+    ]
+
+
+#: stem -> (section title, script, how to run it, what it needs, the section's renderer)
+SECTIONS: dict[str, tuple[str, str, str, str, Callable[[dict[str, Any], Any], list[str]]]] = {
+    "dlpack": ("DLPack import and export latency", "bench_dlpack.py", "make bench", "", dlpack_section),
+    "dispatch": (
+        "Per-call overhead of the namespace",
+        "bench_dispatch.py",
+        "make bench",
+        "",
+        dispatch_section,
+    ),
+    "sklearn": ("scikit-learn fits", "bench_sklearn.py", "make bench", "", sklearn_section),
+    "cuda": (
+        "CUDA hand-offs",
+        "bench_cuda.py",
+        "make bench-cuda",
+        "a machine with a CUDA GPU, torch and cupy",
+        cuda_section,
+    ),
+}
+
+
+def benchmark_results(page: Any) -> str:
+    """Every benchmark's section: its environment, plot, tables and targets, or why it is missing."""
+    parts: list[str] = []
+    for stem, (title, script, command, needs, render) in SECTIONS.items():
+        parts.append(f"### {title}\n")
+        source = bench_dir() / f"{stem}.json"
+        if not source.is_file():
+            where = f" It needs {needs}; there" if needs else ""
+            parts.append(
+                f'!!! warning "Not measured yet"\n    `benchmarks/{script}` has not written '
+                f"`benchmarks/results/{stem}.json`.{where} `{command}` writes it and its plot, and the "
+                "next build of the site shows them here.\n"
+            )
+            continue
+        parts.extend(render(json.loads(source.read_text()), page))
+    return "\n".join(parts)
