@@ -34,9 +34,10 @@ LIBRARY_COLOURS = {
     "array_api_strict": "#7F7F7F",  # grey
     "pydlpack": "#000000",  # black
     "cupy": "#E69F00",  # orange
+    "array_api_compat": "#56B4E9",  # sky blue
 }
 #: What a library is called in legends (the names users import).
-LIBRARY_NAMES = {"array_api_strict": "array-api-strict"}
+LIBRARY_NAMES = {"array_api_strict": "array-api-strict", "array_api_compat": "array_api_compat.cupy"}
 #: Marker of a DLPack curve: the producer whose buffer is read.
 PRODUCER_MARKERS = {
     "numpy": "o",
@@ -329,7 +330,6 @@ def plot_sklearn(data: dict[str, Any], path: Path) -> bool:
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels(names)
         ax.invert_yaxis()
-        ax.set_xlabel("median time per fit (ms)")
         ax.set_xlim(
             0,
             max(
@@ -341,11 +341,10 @@ def plot_sklearn(data: dict[str, Any], path: Path) -> bool:
             * 1.15,
         )
         ax.grid(True, axis="x", alpha=0.3)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.set_title(
-            f"scikit-learn fit on {shape.get('samples', 0):,} × {shape.get('features', '?')} "
-            f"{shape.get('dtype', 'float64')}, array API dispatch on",
-            loc="left",
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=3, frameon=False)
+        ax.set_xlabel(
+            f"median time per fit (ms): {shape.get('samples', 0):,} × {shape.get('features', '?')} "
+            f"{shape.get('dtype', 'float64')}, array API dispatch on"
         )
         return figure
 
@@ -353,53 +352,102 @@ def plot_sklearn(data: dict[str, Any], path: Path) -> bool:
 
 
 # ------------------------------------------------------------------------------ bench_cuda
-def cuda_panels(data: dict[str, Any]) -> dict[str, list[str]]:
-    """Operations of cuda.json by kind (the label's text before the colon: import, export, ...)."""
-    panels: dict[str, list[str]] = {}
-    for label in data["timings"]:
-        panels.setdefault(label.split(":", 1)[0], []).append(label)
-    return panels
+def cuda_groups(data: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """cuda.json's operations: (hand-offs timed per size, operations timed per named case).
+
+    Each maps a kind (a label's text before its colon: ``import``, ``compute x + y``, ...) to its
+    labels. Hand-offs have sizes as cases ("10", "10000", ...); compute has named cases ("small", ...).
+    """
+    handoffs: dict[str, list[str]] = {}
+    cases: dict[str, list[str]] = {}
+    for label, row in data["timings"].items():
+        group = handoffs if all(case.isdigit() for case in row) else cases
+        group.setdefault(label.split(":", 1)[0].strip(), []).append(label)
+    return handoffs, cases
 
 
-def _cuda_library(label: str) -> str:
-    """dlarray or cupy: whichever of the two a cuda.json operation is about."""
-    return next((name for name in ("dlarray", "cupy") if name in label), _library(label))
+def cuda_library(label: str) -> str:
+    """The library a cuda.json operation measures: the text after its colon names it, or holds it."""
+    who = label.split(":", 1)[-1].strip()
+    if who.startswith("array_api_compat"):
+        return "array_api_compat"
+    return next((name for name in ("dlarray", "cupy") if name in who), _library(who))
 
 
 def plot_cuda(data: dict[str, Any], path: Path) -> bool:
-    """Log-log latency against size of each CUDA hand-off, dlarray against cupy, a panel per kind."""
-    panels = cuda_panels(data)
+    """Top: latency against size of each CUDA hand-off; bottom: compute per case; dlarray against cupy."""
+    handoffs, computed = cuda_groups(data)
+    case_names = list(
+        dict.fromkeys(
+            case for labels in computed.values() for label in labels for case in data["timings"][label]
+        )
+    )
+    libraries = list(dict.fromkeys(cuda_library(label) for label in data["timings"]))
 
     def draw(plt: Any) -> Any:
-        figure, axes = plt.subplots(
-            1, len(panels), figsize=(8.5, 4.2), sharey=True, squeeze=False, layout="constrained"
-        )
-        seen: set[str] = set()
-        for ax, (kind, labels) in zip(axes[0], panels.items()):
+        figure = plt.figure(figsize=(8.5, 4.2 + (3.8 if computed else 0)), layout="constrained")
+        top, bottom = figure.subfigures(2, 1, height_ratios=[4.2, 3.8]) if computed else (figure, None)
+        axes = top.subplots(1, max(len(handoffs), 1), sharey=True, squeeze=False)[0]
+        for ax, (kind, labels) in zip(axes, handoffs.items()):
+            sizes: set[int] = set()
             for label in labels:
                 points = sorted((int(n), _median(t)) for n, t in data["timings"][label].items())
                 points = [(n, v) for n, v in points if v is not None]
-                if not points:
-                    continue
-                library = _cuda_library(label)
-                ours = library == "dlarray"
-                ax.plot(
-                    *zip(*points),
-                    color=_colour(library),
-                    marker="o",
-                    linewidth=2.6 if ours else 1.4,
-                    linestyle="-" if ours else "--",
-                    label=None if library in seen else _display(library),
-                )
-                seen.add(library)
-            _latency_axes(ax, sorted({n for n, _ in points}), "float32")
-            ax.set_title(kind, loc="left")
-        for ax in axes[0, 1:]:
+                if points:
+                    library = cuda_library(label)
+                    ours = library == "dlarray"
+                    ax.plot(
+                        *zip(*points),
+                        color=_colour(library),
+                        marker="o",
+                        linewidth=2.6 if ours else 1.4,
+                        linestyle="-" if ours else "--",
+                    )
+                    sizes.update(n for n, _ in points)
+            if sizes:
+                _latency_axes(ax, sorted(sizes), "float32")
+            ax.set_title(f"hand-off: {kind}", loc="left")
+        for ax in axes[1:]:
             ax.set_ylabel("")
-        figure.suptitle(
-            f"CUDA hand-offs on {data.get('device', 'a GPU')}: dlarray against cupy", x=0.0, ha="left"
+        if bottom is not None:
+            case_axes = bottom.subplots(1, len(case_names), squeeze=False)[0]
+            kinds = list(computed)
+            width = 0.8 / max(len(libraries), 1)
+            for ax, case in zip(case_axes, case_names):
+                for i, library in enumerate(libraries):
+                    values = [
+                        next(
+                            (
+                                _median(data["timings"][label].get(case))
+                                for label in computed[kind]
+                                if cuda_library(label) == library
+                            ),
+                            None,
+                        )
+                        for kind in kinds
+                    ]
+                    shown = [(k, v) for k, v in enumerate(values) if v is not None]
+                    if shown:
+                        ax.bar(
+                            [k + (i - (len(libraries) - 1) / 2) * width for k, _ in shown],
+                            [v for _, v in shown],
+                            width,
+                            color=_colour(library),
+                        )
+                ax.set_xticks(range(len(kinds)))
+                ax.set_xticklabels([kind.removeprefix("compute ") for kind in kinds])
+                ax.set_title(f"compute, {case} arrays", loc="left")  # linear: each case has its own panel
+                ax.grid(True, axis="y", which="major", alpha=0.3)
+            case_axes[0].set_ylabel("median time per call (µs)")
+        handles = [plt.Line2D([], [], color=_colour(name), linewidth=6) for name in libraries]
+        figure.legend(
+            handles,
+            [_display(name) for name in libraries],
+            loc="outside lower center",
+            ncols=len(libraries),
+            frameon=False,
         )
-        figure.legend(loc="outside lower center", ncols=4, frameon=False)
+        figure.suptitle(f"CUDA on {data.get('device', 'a GPU')}: dlarray against cupy", x=0.0, ha="left")
         return figure
 
     return _save(path, draw)

@@ -404,20 +404,24 @@ def sklearn_section(data: dict[str, Any], page: Any) -> list[str]:
 
 # ------------------------------------------------------------------------------ bench_cuda
 def cuda_section(data: dict[str, Any], page: Any) -> list[str]:
-    sizes = sorted({int(n) for row in data["timings"].values() for n in row}, key=int)
-    rows = [
-        [f"`{_cell(label)}`", *(_number((row.get(str(n)) or {}).get("median_us")) for n in sizes)]
-        for label, row in data["timings"].items()
-    ]
-    return [
+    handoffs, computed = plots.cuda_groups(data)
+    out = [
         environment_line(data.get("environment", {}), "bench_cuda.py"),
         f"GPU: {data.get('device', 'not recorded')}.\n",
-        *_plot("cuda", "CUDA hand-off latency, dlarray against cupy", page),
-        *_table(["operation (median µs)", *(_size(n) for n in sizes)], rows),
-        "#### Targets\n",
-        *_targets_table(data.get("targets", {})),
-        *_errors(data),
+        *_plot("cuda", "CUDA hand-offs and compute, dlarray against cupy", page),
     ]
+    for title, groups in (("Hand-offs", handoffs), ("Compute", computed)):
+        labels = [label for group in groups.values() for label in group]
+        if not labels:
+            continue
+        cases = list(dict.fromkeys(case for label in labels for case in data["timings"][label]))
+        rows = [
+            [f"`{_cell(label)}`", *(_number(_median(data, label, case)) for case in cases)]
+            for label in labels
+        ]
+        header = [_size(case) if case.isdigit() else case for case in cases]
+        out += [f"#### {title}\n", *_table(["operation (median µs)", *header], rows)]
+    return out + ["#### Targets\n", *_targets_table(data.get("targets", {})), *_errors(data)]
 
 
 #: stem -> (section title, script, how to run it, what it needs, the section's renderer)

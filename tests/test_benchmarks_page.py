@@ -160,14 +160,17 @@ def test_missing_cuda_result_says_it_needs_a_gpu_run(tmp_path: Path, monkeypatch
     assert text.count("Not measured yet") == len(bench_page.SECTIONS)  # the folder is empty
 
 
-def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Rendering input only (no measurement): the layout bench_cuda.py writes.
+def _cuda_json(folder: Path) -> None:
+    """Rendering input only (nothing measured): the layout bench_cuda.py writes."""
     timings = {
         "import: dlarray.from_dlpack(torch)": {"10": {"median_us": 4.25}, "100000": {"median_us": 4.5}},
         "import: cupy.from_dlpack(torch)": {"10": {"median_us": 6.75}, "100000": None},
+        "compute x + y: dlarray": {"small": {"median_us": 9.5}, "large": {"median_us": 410.0}},
+        "compute x + y: array_api_compat.cupy": {"small": {"median_us": 12.5}, "large": {"median_us": 412.0}},
+        "compute x + y: cupy": {"small": {"median_us": 7.5}, "large": {"median_us": 405.0}},
     }
-    target = {"value": 0.63, "target": "<= 1.5", "met": True, "verdict": "MET", "unit": "", "detail": {}}
-    (tmp_path / "cuda.json").write_text(
+    target = {"value": 0.63, "target": "<= 1", "met": True, "verdict": "MET", "unit": "", "detail": {}}
+    (folder / "cuda.json").write_text(
         json.dumps(
             {
                 "environment": {
@@ -183,15 +186,34 @@ def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytes
             }
         )
     )
+
+
+def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _cuda_json(tmp_path)
     monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(tmp_path))
     cuda = bench_page.benchmark_results(PAGE).split("### CUDA hand-offs")[1]
     assert "Not measured yet" not in cuda
     assert "GPU: Some GPU" in cuda and "Machine: Some CPU, 8 logical CPUs" in cuda
-    assert "| `import: dlarray.from_dlpack(torch)` | 4.25 | 4.5 |" in cuda
     assert "| operation (median µs) | 10 | 10⁵ |" in cuda
+    assert "| `import: dlarray.from_dlpack(torch)` | 4.25 | 4.5 |" in cuda
     assert "| `import: cupy.from_dlpack(torch)` | 6.75 | n/a |" in cuda
-    assert "| import ratio | 0.63 | <= 1.5 |" in cuda
+    assert "| operation (median µs) | small | large |" in cuda
+    assert "| `compute x + y: array_api_compat.cupy` | 12.5 | 412 |" in cuda
+    assert "| import ratio | 0.63 | <= 1 |" in cuda
     assert "no plot: `cuda.png` was not drawn" in cuda
+
+
+@needs_matplotlib
+def test_cuda_plot_colours_each_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib.colors
+
+    _cuda_json(tmp_path)
+    assert plots.render("cuda", tmp_path) and (tmp_path / "cuda.png").stat().st_size > 0
+    figure = _figure(monkeypatch, plots.plot_cuda, json.loads((tmp_path / "cuda.json").read_text()))
+    legend = figure.legends[0]
+    assert [text.get_text() for text in legend.get_texts()] == ["dlarray", "cupy", "array_api_compat.cupy"]
+    for handle, library in zip(legend.legend_handles, ("dlarray", "cupy", "array_api_compat")):
+        assert matplotlib.colors.to_hex(handle.get_color()).upper() == plots.LIBRARY_COLOURS[library].upper()
 
 
 def test_environment_line_names_the_cpu_or_says_it_was_not_recorded() -> None:
