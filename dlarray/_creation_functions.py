@@ -48,7 +48,7 @@ _HOST_XP = CPU.backend.xp  # new arrays are built on the host, then moved to the
 _DLPACK_VERSION = DLPACK_VERSION
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """Import any DLPack producer (or a bare DLPack capsule) as an Array, zero-copy.
 
     Parameters
@@ -58,9 +58,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         dlarray Array, ...) or a ``PyCapsule`` named ``dltensor``/``dltensor_versioned``.
     device
         Device for the result. ``None``: where ``x`` is. Another device asks the producer for a
-        copy there (``dl_device``).
+        copy there (``dl_device``), else the data is moved after the import.
     copy
-        ``True``: always copy. ``False``: never copy (BufferError if the producer would have to).
+        ``True``: always copy. ``False``: never copy (`BufferError` if the producer would have to).
         ``None``: copy only if needed. numpy's bools count as bools; nothing else does.
 
     Returns
@@ -70,8 +70,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         exactly once, when the last Array or view of the buffer is gone. Read-only when the
         producer says so (``READ_ONLY``), and whenever it answers with a legacy (unversioned)
         capsule, which cannot say whether the memory may be written (jax does; numpy imports such
-        capsules read-only too). For a writable array, pass ``copy=True`` (or use
-        ``asarray(x, copy=True)``).
+        capsules read-only too). For a writable array, pass ``copy=True``.
 
     Raises
     ------
@@ -81,7 +80,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         An unknown device name, or a device pair naming no DLPack device.
     BufferError
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
-        or ``copy=False`` and a copy is needed; or a torch tensor with the negative bit set.
+        ``copy=False`` and a copy is needed; a torch tensor with the negative bit set.
         A producer's own refusal (torch's for a tensor that requires grad) reaches the caller
         as the producer raised it.
 
@@ -95,8 +94,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     --------
     >>> import numpy as np
     >>> import dlarray as xp
-    >>> xp.from_dlpack(np.arange(3.0)).shape
-    (3,)
+    >>> source = np.arange(3.0)
+    >>> x = xp.from_dlpack(source)
+    >>> x
+    Array([0., 1., 2.], dtype=float64, device=cpu)
+    >>> x.data_ptr == source.ctypes.data  # the same memory
+    True
+    >>> xp.from_dlpack(source, copy=True).data_ptr == source.ctypes.data
+    False
     """
     kind = type(x)
     if device is None and copy is None and (fast := fast_import_for(kind)) is not None:
@@ -181,11 +186,11 @@ def _refuse_strides(strides: tuple[int, ...], itemsize: int) -> None:
 
 
 def asarray(
-    obj: Any,
+    obj: object,
     /,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DType | None = None,
+    device: Device | None = None,
     copy: bool | None = None,
 ) -> Array:
     """Convert ``obj`` to an Array, zero-copy wherever the source allows it.
@@ -197,31 +202,42 @@ def asarray(
         device memory is never read) or ``__array_interface__`` (v3); a buffer-protocol object
         (``bytes`` gives a read-only uint8 array; ``bytearray``, ``array.array``, ``memoryview``
         including strided ones); a Python scalar, a range or a nested list/tuple (copied into a
-        new buffer).
+        new buffer: bool, int64, float64 or complex128 unless ``dtype`` says otherwise).
     dtype
         Data type of the result. A different dtype than the source's means a copy.
     device
         Device of the result. A different device than the source's means a copy.
     copy
-        ``True``: always copy. ``False``: never copy; ValueError if a copy is needed.
+        ``True``: always copy. ``False``: never copy; `ValueError` if a copy is needed.
         ``None``: copy only if needed.
 
     Returns
     -------
     Array
+        Sharing ``obj``'s memory unless a copy was asked for or needed.
 
     Raises
     ------
     TypeError
-        ``obj`` cannot be made an array; ``copy`` is not None or a bool (numpy's bools count).
+        ``obj`` cannot be made an array; ``dtype`` is not a dtype; ``device`` is not a device;
+        ``copy`` is not None or a bool (numpy's bools count).
     ValueError
-        ``copy=False`` and a copy is needed (the standard's choice of class).
+        ``copy=False`` and a copy is needed (the standard's choice of class); an unknown device name.
+    OverflowError
+        A Python integer that does not fit the dtype (int64 or uint64 when none is given).
+    BufferError
+        A buffer or interface dlarray cannot describe (see `from_dlpack`).
 
     Examples
     --------
     >>> import dlarray as xp
-    >>> xp.asarray(b"ab").readonly
-    True
+    >>> xp.asarray([[1, 2], [3, 4]])
+    Array([[1, 2],
+           [3, 4]], dtype=int64, device=cpu)
+    >>> xp.asarray(1.5, dtype=xp.float32)
+    Array(1.5, dtype=float32, device=cpu)
+    >>> xp.asarray(b"ab")  # zero-copy over the bytes object, hence read-only
+    Array([97, 98], dtype=uint8, device=cpu, readonly=True)
     """
     if copy is not None and copy is not True and copy is not False:
         copy = copy_argument(copy)
@@ -428,7 +444,7 @@ def _new(
 
 
 # ---------------------------------------------------------------- functions
-def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` whose elements are not initialised.
 
     Parameters
@@ -436,18 +452,34 @@ def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     shape
         Size of each dimension.
     dtype
-        Data type; default ``float64``. Any dlarray dtype, bfloat16 and float8/6/4 included.
+        Data type; default ``float64``. bfloat16 and the float8/6/4 types too.
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
     Array
+        Writable, C-contiguous; its values are whatever the memory held.
+
+    Raises
+    ------
+    TypeError
+        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        A negative size; an unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.empty((2, 3), dtype=xp.int32)
+    >>> x.shape, x.dtype
+    ((2, 3), dlarray.int32)
     """
     return _new(shape, dtype, device, _HOST_XP.empty, _no_pattern)
 
 
-def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with zeros.
 
     Parameters
@@ -455,19 +487,36 @@ def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
     shape
         Size of each dimension.
     dtype
-        Data type; default ``float64``. bfloat16 and the float8/6/4 types too (except
-        float8_e8m0fnu, which has no zero).
+        Data type; default ``float64``. bfloat16 and the float8/6/4 types too, except
+        ``float8_e8m0fnu``, which has no zero (`TypeError`).
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        A negative size; an unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.zeros((2, 2))
+    Array([[0., 0.],
+           [0., 0.]], dtype=float64, device=cpu)
+    >>> xp.zeros(3, dtype=xp.bfloat16)
+    Array([0., 0., 0.], dtype=bfloat16, device=cpu)
     """
     return _new(shape, dtype, device, _HOST_XP.zeros, _zero_pattern)
 
 
-def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Array:
+def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with ones (``1 + 0j`` for complex dtypes).
 
     Parameters
@@ -477,11 +526,25 @@ def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None)
     dtype
         Data type; default ``float64``. bfloat16 and the float8/6/4 types too.
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        A negative size; an unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.ones(3, dtype=xp.int8)
+    Array([1, 1, 1], dtype=int8, device=cpu)
     """
     return _new(shape, dtype, device, _HOST_XP.ones, _one_pattern)
 
@@ -517,8 +580,8 @@ def full(
     shape: int | tuple[int, ...],
     fill_value: bool | int | float | complex,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DType | None = None,
+    device: Device | None = None,
 ) -> Array:
     """A new array of ``shape`` with every element ``fill_value``.
 
@@ -531,7 +594,8 @@ def full(
     dtype
         Data type; default: inferred from ``fill_value`` (bool, int64, float64 or complex128).
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
@@ -539,55 +603,160 @@ def full(
 
     Raises
     ------
+    TypeError
+        ``fill_value`` is not a bool, int, float or complex, or is complex for a real ``dtype``;
+        ``shape``, ``dtype`` or ``device`` of the wrong kind.
+    ValueError
+        A negative size; an unknown device name.
     OverflowError
         An integer ``fill_value`` outside the range of an integer ``dtype``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.full((2, 2), 7)
+    Array([[7, 7],
+           [7, 7]], dtype=int64, device=cpu)
+    >>> xp.full(2, 0.5, dtype=xp.float32)
+    Array([0.5, 0.5], dtype=float32, device=cpu)
     """
     sizes = _shape_argument(shape)
     target = _fill_dtype(fill_value) if dtype is None else as_dtype(dtype)
     return _filled(sizes, fill_value, target, _device_argument(device))
 
 
-def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), not initialised.
+
+    Parameters
+    ----------
+    x
+        The array whose shape (and, unless given, dtype and device) the result takes.
+    dtype
+        Data type; default ``x``'s.
+    device
+        Device of the result; default ``x``'s.
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        An unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.empty_like(xp.asarray([1, 2, 3])).shape
+    (3,)
     """
     place = _device_of_like(x, device)  # checks that x is an Array
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.empty, _no_pattern)
 
 
-def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given) filled with zeros.
+
+    Parameters
+    ----------
+    x
+        The array whose shape (and, unless given, dtype and device) the result takes.
+    dtype
+        Data type; default ``x``'s.
+    device
+        Device of the result; default ``x``'s.
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        An unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.zeros_like(xp.asarray([[1, 2, 3]]))
+    Array([[0, 0, 0]], dtype=int64, device=cpu)
     """
     place = _device_of_like(x, device)  # checks that x is an Array
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.zeros, _zero_pattern)
 
 
-def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given) filled with ones.
+
+    Parameters
+    ----------
+    x
+        The array whose shape (and, unless given, dtype and device) the result takes.
+    dtype
+        Data type; default ``x``'s.
+    device
+        Device of the result; default ``x``'s.
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
+    ValueError
+        An unknown device name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.ones_like(xp.asarray([1, 2]), dtype=xp.float32)
+    Array([1., 1.], dtype=float32, device=cpu)
     """
     place = _device_of_like(x, device)  # checks that x is an Array
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.ones, _one_pattern)
 
 
 def full_like(
-    x: Array, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
+    x: Array, /, fill_value: bool | int | float | complex, *, dtype: DType | None = None, device: Device | None = None
 ) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), every element ``fill_value``.
+
+    Parameters
+    ----------
+    x
+        The array whose shape (and, unless given, dtype and device) the result takes.
+    fill_value
+        A Python scalar.
+    dtype
+        Data type; default ``x``'s.
+    device
+        Device of the result; default ``x``'s.
 
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``fill_value`` is not a bool, int, float or complex, or is complex
+        for a real dtype.
+    OverflowError
+        An integer ``fill_value`` outside the range of an integer dtype.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.full_like(xp.asarray([1.0, 2.0]), 9)
+    Array([9., 9.], dtype=float64, device=cpu)
     """
     place = _device_of_like(x, device)
     target = x._dtype if dtype is None else as_dtype(dtype)
@@ -600,8 +769,8 @@ def eye(
     /,
     *,
     k: int = 0,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DType | None = None,
+    device: Device | None = None,
 ) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
 
@@ -614,13 +783,29 @@ def eye(
     k
         The diagonal: 0 the main one, positive above it, negative below.
     dtype
-        Data type; default ``float64``.
+        Data type; default ``float64``. Not the stored-only types (bfloat16, float8/6/4).
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
     Array
+        Shape ``(n_rows, n_cols)``; all zeros when the diagonal misses the matrix.
+
+    Raises
+    ------
+    TypeError
+        A size or ``k`` that is not an integer; a stored-only ``dtype``.
+    ValueError
+        A negative size.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.eye(2, 3, k=1, dtype=xp.int32)
+    Array([[0, 1, 0],
+           [0, 0, 1]], dtype=int32, device=cpu)
     """
     rows = operator.index(n_rows)
     cols = rows if n_cols is None else operator.index(n_cols)
@@ -651,8 +836,8 @@ def arange(
     stop: int | float | None = None,
     step: int | float = 1,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DType | None = None,
+    device: Device | None = None,
 ) -> Array:
     """Evenly spaced values in the half-open interval ``[start, stop)``.
 
@@ -668,13 +853,32 @@ def arange(
         Data type; default int64 when ``start``, ``stop`` and ``step`` are all ints, float64
         otherwise. An integer dtype needs integer arguments.
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
     Array
         One-dimensional, ``ceil((stop - start) / step)`` elements (none when the signs differ).
         Integer ranges are exact over the whole int64/uint64 range.
+
+    Raises
+    ------
+    TypeError
+        An argument that is not an int or a float (bools included); an integer ``dtype`` with
+        float arguments; a bool or stored-only ``dtype``.
+    ValueError
+        ``step`` is zero.
+    OverflowError
+        Values outside the range of an integer ``dtype``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.arange(5)
+    Array([0, 1, 2, 3, 4], dtype=int64, device=cpu)
+    >>> xp.arange(1.0, 0.0, -0.25)
+    Array([1.  , 0.75, 0.5 , 0.25], dtype=float64, device=cpu)
     """
     if stop is None:
         start, stop = 0, start
@@ -736,22 +940,25 @@ def linspace(
     /,
     num: int,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DType | None = None,
+    device: Device | None = None,
     endpoint: bool = True,
 ) -> Array:
     """``num`` evenly spaced numbers from ``start`` to ``stop``.
 
     Parameters
     ----------
-    start, stop
-        The interval; ``stop`` is included when ``endpoint`` is True.
+    start
+        Start of the interval.
+    stop
+        End of the interval; included when ``endpoint`` is True.
     num
         Number of values (non-negative).
     dtype
         Data type; default complex128 if ``start`` or ``stop`` is complex, float64 otherwise.
     device
-        Device of the result; default the CPU.
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
+        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
     endpoint
         Whether ``stop`` is the last value. When False the values are the first ``num`` of
         ``linspace(start, stop, num + 1)``.
@@ -761,6 +968,22 @@ def linspace(
     Array
         One-dimensional, ``num`` elements; the first is ``start`` and, with ``endpoint``, the
         last is ``stop`` exactly.
+
+    Raises
+    ------
+    TypeError
+        ``start`` or ``stop`` is not a number (bools included); a complex one with a real
+        ``dtype``; a stored-only ``dtype``.
+    ValueError
+        A negative ``num``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linspace(0, 1, 5)
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float64, device=cpu)
+    >>> xp.linspace(0, 1, 4, endpoint=False)
+    Array([0.  , 0.25, 0.5 , 0.75], dtype=float64, device=cpu)
     """
     count = operator.index(num)
     if count < 0:
@@ -789,8 +1012,26 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
     Returns
     -------
-    tuple of Array
+    tuple[Array, ...]
         One array per input, each of rank ``len(arrays)``; new (writable) arrays.
+
+    Raises
+    ------
+    TypeError
+        An argument that is not an Array.
+    ValueError
+        An array that is not one-dimensional; arrays on different devices; another ``indexing``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> X, Y = xp.meshgrid(xp.asarray([1, 2, 3]), xp.asarray([10, 20]))
+    >>> X
+    Array([[1, 2, 3],
+           [1, 2, 3]], dtype=int64, device=cpu)
+    >>> Y
+    Array([[10, 10, 10],
+           [20, 20, 20]], dtype=int64, device=cpu)
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
@@ -827,10 +1068,32 @@ def _triangle(x: Array, k: int, lower: bool) -> Array:
 def tril(x: Array, /, *, k: int = 0) -> Array:
     """The lower triangle of a matrix (or of each in a stack): elements above diagonal ``k`` zeroed.
 
+    Parameters
+    ----------
+    x
+        An array of rank 2 or more; the last two axes are the matrices.
+    k
+        The diagonal: 0 the main one, positive above it, negative below.
+
     Returns
     -------
     Array
         A new array, same shape, dtype and device as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.tril(xp.ones((3, 3), dtype=xp.int8))
+    Array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]], dtype=int8, device=cpu)
     """
     return _triangle(x, k, lower=True)
 
@@ -838,9 +1101,30 @@ def tril(x: Array, /, *, k: int = 0) -> Array:
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """The upper triangle of a matrix (or of each in a stack): elements below diagonal ``k`` zeroed.
 
+    Parameters
+    ----------
+    x
+        An array of rank 2 or more; the last two axes are the matrices.
+    k
+        The diagonal: 0 the main one, positive above it, negative below.
+
     Returns
     -------
     Array
         A new array, same shape, dtype and device as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.triu(xp.ones((2, 3), dtype=xp.int8), k=1)
+    Array([[0, 1, 1],
+           [0, 0, 1]], dtype=int8, device=cpu)
     """
     return _triangle(x, k, lower=False)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._array import Array, from_bits, wrap
 from ._storage import bits_view
-from ._devices import as_device, devices_differ
+from ._devices import Device, as_device, devices_differ
 from ._dtypes import (
     BY_NUMPY,
     INTEGER_KINDS,
@@ -129,7 +129,7 @@ def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType
     return complex128
 
 
-def result_type(*arrays_and_dtypes: Any) -> DType:
+def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     """The dtype that results from applying the type promotion rules to the arguments.
 
     Parameters
@@ -148,6 +148,14 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
         An argument is of another type, or two dtypes have no common dtype.
     ValueError
         No array or dtype was given.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.result_type(xp.int8, xp.uint8)
+    dlarray.int16
+    >>> xp.result_type(xp.asarray([1], dtype=xp.float32), 1.5)
+    dlarray.float32
     """
     dtypes = []
     scalars = []
@@ -192,6 +200,19 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
     Returns
     -------
     bool
+
+    Raises
+    ------
+    TypeError
+        ``from_`` is not a dtype or an Array; ``to`` is not a dtype.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.can_cast(xp.int8, xp.int16), xp.can_cast(xp.int16, xp.int8)
+    (True, False)
+    >>> xp.can_cast(xp.asarray([1.0]), xp.float32)
+    False
     """
     source = from_._dtype if type(from_) is Array else _dtype_argument(from_, "from_")
     target = _dtype_argument(to, "to")
@@ -211,7 +232,7 @@ def _dtype_argument(value: Any, name: str) -> DType:
 
 
 # ---------------------------------------------------------------------------------- astype
-def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) -> Array:
+def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Copy an array to another dtype, irrespective of the type promotion rules.
 
     Parameters
@@ -236,8 +257,19 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     Raises
     ------
     TypeError
-        A complex array cast to a real or bool dtype: the standard does not permit dropping the
-        imaginary part implicitly; take ``real(x)`` or ``imag(x)`` first.
+        ``x`` is not an Array; ``dtype`` is not a dtype; a complex array cast to a real or bool
+        dtype: the standard does not permit dropping the imaginary part implicitly; take
+        ``real(x)`` or ``imag(x)`` first.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.astype(xp.asarray([1.7, -0.5, 0.0]), xp.int32)
+    Array([1, 0, 0], dtype=int32, device=cpu)
+    >>> xp.astype(xp.asarray([1.7, -0.5, 0.0]), xp.bool)
+    Array([ True,  True, False], dtype=bool, device=cpu)
+    >>> xp.astype(xp.asarray([1.0, 3.14159]), xp.bfloat16)
+    Array([1.      , 3.140625], dtype=bfloat16, device=cpu)
     """
     if type(x) is not Array:
         raise TypeError(f"astype() expects an Array, got {type(x).__name__}")
@@ -355,6 +387,21 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
     finfo_object
         ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (Python ``float``/``int``) and
         ``dtype`` (the real dtype).
+
+    Raises
+    ------
+    TypeError
+        ``type`` is not a floating-point dtype or array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.finfo(xp.float32).eps
+    1.1920928955078125e-07
+    >>> xp.finfo(xp.complex128).dtype
+    dlarray.float64
+    >>> xp.finfo(xp.bfloat16).max
+    3.3895313892515355e+38
     """
     dtype = _type_argument(type, "finfo")
     dtype = _REAL_OF.get(dtype, dtype)
@@ -380,6 +427,17 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
     -------
     iinfo_object
         ``bits``, ``max``, ``min`` (Python ``int``) and ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        ``type`` is not an integer dtype or array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.iinfo(xp.int8)
+    iinfo(bits=8, max=127, min=-128, dtype=int8)
     """
     dtype = _type_argument(type, "iinfo")
     if dtype.kind not in INTEGER_KINDS:
@@ -405,6 +463,21 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     Returns
     -------
     bool
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not a dtype; ``kind`` is neither a dtype, a string nor a tuple of them.
+    ValueError
+        An unknown kind name.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.isdtype(xp.int8, "integral"), xp.isdtype(xp.float32, ("integral", "complex floating"))
+    (True, False)
+    >>> xp.isdtype(xp.float16, "real floating")  # not an Array API dtype
+    False
     """
     if type(dtype) is not DType:
         raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")

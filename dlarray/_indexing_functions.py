@@ -40,6 +40,24 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     -------
     Array
         Same dtype as ``x``; ``x.shape`` with the ``axis`` extent replaced by ``indices.shape``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` or ``indices`` is not an Array; ``indices`` is not of an integer dtype.
+    ValueError
+        No ``axis`` for an array of more than one dimension; arrays on different devices.
+        An axis out of range (``AxisError``, also an `IndexError`).
+    IndexError
+        An index out of range (negative indices count from the end).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[1, 2, 3], [4, 5, 6]])
+    >>> xp.take(x, xp.asarray([2, 0]), axis=1)
+    Array([[3, 1],
+           [6, 4]], dtype=int64, device=cpu)
     """
     native, label, xp = source_of(x, "take")
     positions = _indices(indices, x, "take")
@@ -68,6 +86,24 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     -------
     Array
         Same dtype as ``x``; the broadcast shape, with ``indices``' extent along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` or ``indices`` is not an Array; ``indices`` is not of an integer dtype.
+    ValueError
+        ``indices`` has another number of dimensions than ``x``; shapes that do not broadcast;
+        an axis out of range.
+    IndexError
+        An index out of range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[30, 10, 20], [5, 6, 4]])
+    >>> xp.take_along_axis(x, xp.argsort(x, axis=1), axis=1)
+    Array([[10, 20, 30],
+           [ 4,  5,  6]], dtype=int64, device=cpu)
     """
     native, label, xp = source_of(x, "take_along_axis")
     positions = _indices(indices, x, "take_along_axis")

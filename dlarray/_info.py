@@ -89,7 +89,7 @@ class Info:
         """The devices arrays can be created on (the CPU first)."""
         return _devices()
 
-    def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The default dtype of each kind (the same on every device).
 
         Returns
@@ -105,7 +105,7 @@ class Info:
             "indexing": int64,
         }
 
-    def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+    def dtypes(self, *, device: Device | None = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
         """The Array API dtypes supported on ``device``, optionally only those of ``kind``.
 
         Parameters

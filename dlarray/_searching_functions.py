@@ -34,6 +34,20 @@ def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     -------
     Array
         int64 indices of the first occurrence of the maximum.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` is empty (along ``axis``); an axis out of range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[1, 9, 3], [7, 2, 7]])
+    >>> xp.argmax(x), xp.argmax(x, axis=1)
+    (Array(1, dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
     """
     return _arg_extremum(x, axis, keepdims, "argmax")
 
@@ -54,6 +68,19 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     -------
     Array
         int64 indices of the first occurrence of the minimum.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` is empty (along ``axis``); an axis out of range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.argmin(xp.asarray([[1, 9, 3], [7, 2, 7]]), axis=0, keepdims=True)
+    Array([[0, 1, 0]], dtype=int64, device=cpu)
     """
     return _arg_extremum(x, axis, keepdims, "argmin")
 
@@ -86,6 +113,19 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     -------
     Array
         int64 counts.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.count_nonzero(xp.asarray([[0, 1, 2], [3, 0, 0]]), axis=1)
+    Array([2, 1], dtype=int64, device=cpu)
     """
     native = backend_array(x, "count_nonzero")
     axes = reduction_axes(axis, x.ndim)
@@ -105,6 +145,20 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     -------
     tuple of Array
         ``x.ndim`` 1-D int64 arrays of equal length.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` is 0-d.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> rows, cols = xp.nonzero(xp.asarray([[0, 7], [8, 0]]))
+    >>> rows, cols
+    (Array([0, 1], dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
     """
     native = backend_array(x, "nonzero")
     if native.ndim == 0:
@@ -140,6 +194,22 @@ def searchsorted(
     -------
     Array
         int64 indices, shaped like ``x2`` (0-d for a scalar).
+
+    Raises
+    ------
+    TypeError
+        ``x1`` is not an Array; ``x2`` is neither an Array nor a Python scalar.
+    ValueError
+        ``x1`` is not one-dimensional; another ``side``; arrays on different devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> edges = xp.asarray([1.0, 2.0, 3.0])
+    >>> xp.searchsorted(edges, xp.asarray([0.5, 2.0, 9.0]))
+    Array([0, 1, 3], dtype=int64, device=cpu)
+    >>> xp.searchsorted(edges, 2.0, side="right")
+    Array(2, dtype=int64, device=cpu)
     """
     haystack = backend_array(x1, "searchsorted")
     if haystack.ndim != 1:
@@ -180,6 +250,20 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     -------
     Array
         The broadcast shape of the three inputs.
+
+    Raises
+    ------
+    TypeError
+        ``condition`` is not an Array; neither ``x1`` nor ``x2`` is an Array.
+    ValueError
+        Shapes that do not broadcast; arrays on different devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([-2.0, 0.5, 3.0])
+    >>> xp.where(x > 0, x, 0.0)
+    Array([0. , 0.5, 3. ], dtype=float64, device=cpu)
     """
     mask = backend_array(condition, "where")
     same_device("where", condition, x1, x2)

@@ -37,6 +37,21 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     -------
     Array
         int64 indices, shaped like ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.argsort(xp.asarray([3, 1, 2, 1]))
+    Array([1, 3, 2, 0], dtype=int64, device=cpu)
+    >>> xp.argsort(xp.asarray([3, 1, 2, 1]), descending=True)
+    Array([0, 2, 1, 3], dtype=int64, device=cpu)
     """
     native = backend_array(x, "argsort")
     xp = xp_of(x)
@@ -64,6 +79,20 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     -------
     Array
         Same dtype and shape as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.sort(xp.asarray([[3, 1, 2], [0, 5, 4]]), axis=1, descending=True)
+    Array([[3, 2, 1],
+           [5, 4, 0]], dtype=int64, device=cpu)
     """
     native = backend_array(x, "sort")
     xp = xp_of(x)

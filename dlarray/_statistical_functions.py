@@ -18,7 +18,7 @@ import numpy as np
 
 from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, xp_of
 from ._array import Array, wrap
-from ._dtypes import as_dtype
+from ._dtypes import DType, as_dtype
 
 __all__ = [
     "cumulative_prod",
@@ -80,7 +80,7 @@ def _full(xp: Any, shape: tuple[int, ...], value: Any, dtype: Any) -> Array:
     return wrap(xp.full(shape, value, dtype=dtype))
 
 
-def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = None) -> Array:
+def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | None = None) -> Array:
     """``name`` (sum, prod, max, min, all, any) of ``x`` over ``axis``, as an Array.
 
     ``dtype`` is the ``dtype=`` argument of sum and prod (resolved by :func:`_accumulation_dtype`);
@@ -106,7 +106,7 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: Any = Non
 # ---------------------------------------------------------------- reductions
 
 
-def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def sum(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     """Sum of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -129,7 +129,7 @@ def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = F
     return _reduction(x, axis, keepdims, "sum", dtype)
 
 
-def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     """Product of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -290,7 +290,7 @@ def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) ->
 
 
 def cumulative_sum(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
 ) -> Array:
     """Running sum along ``axis``.
 
@@ -314,7 +314,7 @@ def cumulative_sum(
 
 
 def cumulative_prod(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
 ) -> Array:
     """Running product along ``axis``.
 

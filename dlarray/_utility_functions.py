@@ -28,6 +28,20 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     -------
     Array
         bool; True for an empty reduction.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[True, False], [True, True]])
+    >>> xp.all(x), xp.all(x, axis=1)
+    (Array(False, dtype=bool, device=cpu), Array([False,  True], dtype=bool, device=cpu))
     """
     return _reduction(x, axis, keepdims, "all")
 
@@ -48,6 +62,19 @@ def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     -------
     Array
         bool; False for an empty reduction.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.any(xp.asarray([0.0, float("nan")]))
+    Array(True, dtype=bool, device=cpu)
     """
     return _reduction(x, axis, keepdims, "any")
 
@@ -79,6 +106,23 @@ def diff(
     -------
     Array
         ``M + N1 + N2 - n`` long along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x``, ``prepend`` or ``append`` is not an Array.
+    ValueError
+        ``x`` is 0-d; a negative ``n``; ``prepend``/``append`` of another shape; an axis out of
+        range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([1, 4, 9, 16])
+    >>> xp.diff(x)
+    Array([3, 5, 7], dtype=int64, device=cpu)
+    >>> xp.diff(x, n=2, prepend=xp.asarray([0]))
+    Array([2, 2, 2], dtype=int64, device=cpu)
     """
     native = backend_array(x, "diff")
     if native.ndim == 0:

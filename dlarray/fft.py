@@ -15,8 +15,8 @@ import numpy as np
 from ._args import backend_array as _backend_array
 from ._args import backend_function as _backend_function
 from ._array import Array, wrap
-from ._devices import CPU, DEFAULT_DEVICE, as_device
-from ._dtypes import as_dtype, float64
+from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
+from ._dtypes import DType, as_dtype, float64
 
 _HOST_XP = CPU.backend.xp  # frequencies are computed on the host, then moved
 
@@ -252,7 +252,7 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
     return n, float(d)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
     Returns
@@ -265,7 +265,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
     return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, device, "fftfreq")
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Non-negative sample frequencies of a length-``n`` real transform (:func:`rfft`).
 
     Returns

@@ -19,7 +19,7 @@ from ._backend import BackendUnavailable as _BackendUnavailable
 from ._array import Array, wrap
 from ._devices import devices_differ as _devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
-from ._dtypes import as_dtype
+from ._dtypes import DType, as_dtype
 from ._linear_algebra_functions import _normalized, matmul, matrix_transpose, tensordot, vecdot, vector_axis
 
 __all__ = [
@@ -464,7 +464,7 @@ def svdvals(x: Array, /) -> Array:
         return wrap(_backend_function(x, "linalg.svd")(matrices, compute_uv=False))
 
 
-def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum of the diagonal of each matrix in ``x``.
 
     Parameters

@@ -47,16 +47,10 @@ ROOT = Path(__file__).resolve().parent.parent
 UNFINISHED_AREAS: frozenset[str] = frozenset({
     "dlarray._elementwise_functions",  # helper apiref-ew
     "dlarray._array.Array",  # helper apiref-ew (with the operators of dlarray._operators)
-    "dlarray._creation_functions",
-    "dlarray._data_type_functions",
-    "dlarray._indexing_functions",
     "dlarray._linear_algebra_functions",
     "dlarray._manipulation_functions",
-    "dlarray._searching_functions",
     "dlarray._set_functions",
-    "dlarray._sorting_functions",
     "dlarray._statistical_functions",
-    "dlarray._utility_functions",
     "dlarray.linalg",
     "dlarray.fft",
     "dlarray._info",
