@@ -35,7 +35,9 @@ class Device:
     """Where an array's memory lives: a DLPack device type and a device index.
 
     ``str(device)`` is ``"cpu"`` for the host and ``"<type>:<index>"`` otherwise (``"cuda:1"``).
-    Devices compare equal when type and index are equal.
+    Devices are interned: equal type and index give the same object, so ``x.device is y.device``
+    exactly when both arrays live on the same device. Device names are those of `DLDeviceType`,
+    lower case (``"cpu"``, ``"cuda"``, ``"cuda_host"``, ``"rocm"``, ``"oneapi"``, ...).
 
     Attributes
     ----------
@@ -43,6 +45,16 @@ class Device:
         The DLPack device type (CPU, CUDA, CUDA_HOST, ROCM, ...).
     id : int
         The device index within that type (always 0 for the CPU).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.Device("cuda:1")
+    Device('cuda:1')
+    >>> xp.Device(xp.DLDeviceType.CPU) is xp.Device("cpu") is xp.asarray([1]).device
+    True
+    >>> xp.Device("cuda", 1).type, xp.Device("cuda", 1).id
+    (<DLDeviceType.CUDA: 2>, 1)
     """
 
     __slots__ = ("type", "id", "backend")
@@ -50,8 +62,35 @@ class Device:
     id: int
     backend: Any  # the dlarray._backend.Backend that serves this kind of device (set by it)
 
-    def __new__(cls, type: Any, id: int | None = None) -> Device:  # noqa: A002 - DLPack's names
-        """``Device("cuda:1")``, ``Device("cpu")`` or ``Device(DLDeviceType.CUDA, 1)``."""
+    def __new__(cls, type: str | DLDeviceType | int, id: int | None = None) -> Device:  # noqa: A002 - DLPack's names
+        """The device of a name or of a DLPack ``(device_type, device_id)`` pair.
+
+        ``Device("cuda:1")``, ``Device("cpu")``, ``Device(DLDeviceType.CUDA, 1)``. Making a device does
+        not check that it exists on this machine (``__array_namespace_info__().devices()`` lists those).
+
+        Parameters
+        ----------
+        type
+            A device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``) or a DLPack device type.
+        id
+            The device index; default the name's index, else 0.
+
+        Returns
+        -------
+        Device
+            The interned device.
+
+        Raises
+        ------
+        ValueError
+            An unknown device name, or a ``type`` that is no DLPack device type.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.Device("cuda", 1) == xp.Device("cuda:1") == xp.Device(2, 1)
+        True
+        """
         if isinstance(type, str):
             device = as_device(type)
             return device if id is None else device_of(device.type, int(id))
@@ -59,7 +98,14 @@ class Device:
 
     @property
     def host_accessible(self) -> bool:
-        """True where the CPU may read the memory directly (CPU, pinned and managed memory)."""
+        """True where the CPU may read the memory directly (CPU, pinned and managed memory).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.Device("cpu").host_accessible, xp.Device("cuda:0").host_accessible
+        (True, False)
+        """
         return self.type in _HOST_READABLE
 
     def __str__(self) -> str:

@@ -15,22 +15,36 @@ from ._dlpack import DLDataTypeCode as _Code
 
 
 class DType:
-    """An element type.
+    """An element type: one of the dtype objects ``dlarray.float32``, ``dlarray.bfloat16``, ...
+
+    Each dtype is a singleton: compare with ``is`` or ``==``, use as a dictionary key, pickle it.
+    Users never construct one; ``str(dtype)`` is its name.
 
     Attributes
     ----------
     name : str
         The Array API (or DLPack) name, e.g. ``"float32"``, ``"bfloat16"``.
-    code : int
-        The DLPack ``DLDataTypeCode``.
+    code : DLDataTypeCode
+        The DLPack type code (an `IntEnum` member).
     bits : int
         Bits per element.
     kind : str
         ``"bool"``, ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``,
-        ``"complex floating"`` or, for types outside the Array API, ``"extended floating"``.
+        ``"complex floating"`` or, for float16 and the types outside the Array API,
+        ``"extended floating"``.
     numpy_dtype : numpy.dtype or None
         The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
         float8/6/4), which are held and exchanged but not computed with.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.float32.name, xp.float32.bits, xp.float32.kind
+    ('float32', 32, 'real floating')
+    >>> xp.asarray([1.0]).dtype is xp.float64
+    True
+    >>> xp.bfloat16.code, xp.bfloat16.numpy_dtype
+    (<DLDataTypeCode.BFLOAT: 4>, None)
     """
 
     __slots__ = ("name", "code", "bits", "kind", "numpy_dtype", "__weakref__")
@@ -44,7 +58,14 @@ class DType:
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element (sub-byte types round up to one byte)."""
+        """Bytes per element (sub-byte types round up to one byte).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.complex64.itemsize, xp.float4_e2m1fn.itemsize
+        (8, 1)
+        """
         return max(self.bits // 8, 1)
 
     def __repr__(self) -> str:

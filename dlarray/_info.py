@@ -63,17 +63,31 @@ def _check_device(device: Any) -> None:
 
 
 class Info:
-    """The namespace's inspection object, as returned by ``dlarray.__array_namespace_info__()``."""
+    """The namespace's inspection object, as returned by ``dlarray.__array_namespace_info__()``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> info = xp.__array_namespace_info__()
+    >>> info.default_device(), info.default_dtypes()["indexing"]
+    (Device('cpu'), dlarray.int64)
+    """
 
     __module__ = "dlarray"
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> dict[str, bool | int]:
         """What the namespace supports: boolean indexing, data-dependent shapes, max dimensions.
 
         Returns
         -------
-        dict
+        dict[str, bool | int]
             ``{"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}``.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.__array_namespace_info__().capabilities()
+        {'boolean indexing': True, 'data-dependent shapes': True, 'max dimensions': 64}
         """
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
@@ -82,20 +96,60 @@ class Info:
 
         The CPU, unless the ``DLARRAY_DEFAULT_DEVICE`` environment variable named another device
         (e.g. ``cuda:0``) when dlarray was imported.
+
+        Returns
+        -------
+        Device
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.__array_namespace_info__().default_device()
+        Device('cpu')
         """
         return DEFAULT_DEVICE
 
     def devices(self) -> tuple[Device, ...]:
-        """The devices arrays can be created on (the CPU first)."""
+        """The devices arrays can be created on: the CPU first, then each CUDA device cupy finds.
+
+        Returns
+        -------
+        tuple[Device, ...]
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.__array_namespace_info__().devices()[0]
+        Device('cpu')
+        """
         return _devices()
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The default dtype of each kind (the same on every device).
 
+        Parameters
+        ----------
+        device
+            A device; ``None``: the default device.
+
         Returns
         -------
-        dict
-            Keys ``"real floating"``, ``"complex floating"``, ``"integral"`` and ``"indexing"``.
+        dict[str, DType]
+            Keys ``"real floating"`` (float64), ``"complex floating"`` (complex128), ``"integral"``
+            and ``"indexing"`` (int64).
+
+        Raises
+        ------
+        TypeError
+            ``device`` is not a device.
+        ValueError
+            An unknown device name, or a device not available here.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.__array_namespace_info__().default_dtypes()["real floating"]
+        dlarray.float64
         """
         _check_device(device)
         return {
@@ -111,7 +165,7 @@ class Info:
         Parameters
         ----------
         device
-            A device (every device supports every Array API dtype).
+            A device (every device supports every Array API dtype); ``None``: the default device.
         kind
             ``None`` (all), a kind name (``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
             ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``) or a tuple
@@ -119,9 +173,22 @@ class Info:
 
         Returns
         -------
-        dict
+        dict[str, DType]
             Canonical name -> dtype. The extra dtypes dlarray holds (float16, bfloat16, float8,
             ...) are not Array API dtypes and never listed.
+
+        Raises
+        ------
+        TypeError
+            ``device`` is not a device.
+        ValueError
+            An unknown kind name; an unknown device name, or a device not available here.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> list(xp.__array_namespace_info__().dtypes(kind="real floating"))
+        ['float32', 'float64']
         """
         _check_device(device)
         if kind is None:
@@ -144,6 +211,13 @@ def __array_namespace_info__() -> Info:
     Returns
     -------
     Info
+        The namespace's one inspection object.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.__array_namespace_info__().dtypes(kind="bool")
+    {'bool': dlarray.bool}
     """
     return _INFO
 

@@ -44,14 +44,34 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
     Parameters
     ----------
-    x1, x2
-        Arrays with at least one dimension; a 1-D operand is a vector (promoted to a matrix and
+    x1
+        Array with at least one dimension; a 1-D operand is a vector (promoted to a matrix and
         the added dimension removed from the result).
+    x2
+        Array with at least one dimension, the same way.
 
     Returns
     -------
     Array
         The product, with the dtype given by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        A 0-d operand; inner dimensions that differ; stacks that do not broadcast; arrays on
+        different devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> A = xp.asarray([[1, 2], [3, 4]])
+    >>> xp.matmul(A, xp.asarray([1, 1]))
+    Array([3, 7], dtype=int64, device=cpu)
+    >>> A @ A
+    Array([[ 7, 10],
+           [15, 22]], dtype=int64, device=cpu)
     """
     a, b = backend_arrays(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
@@ -71,6 +91,21 @@ def matrix_transpose(x: Array, /) -> Array:
     -------
     Array
         A view of shape ``(..., N, M)`` with the dtype of ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.matrix_transpose(xp.asarray([[1, 2, 3]]))
+    Array([[1],
+           [2],
+           [3]], dtype=int64, device=cpu)
     """
     if type(x) is not Array:
         raise TypeError(f"matrix_transpose takes an Array, got {type(x).__name__}")
@@ -129,8 +164,10 @@ def tensordot(
 
     Parameters
     ----------
-    x1, x2
-        Arrays to contract.
+    x1
+        First array.
+    x2
+        Second array.
     axes
         ``N``: the last ``N`` axes of ``x1`` with the first ``N`` of ``x2``. A pair of sequences:
         the axes of ``x1`` and of ``x2`` contracted pairwise (negative axes allowed). Contracted
@@ -140,6 +177,22 @@ def tensordot(
     -------
     Array
         The non-contracted axes of ``x1`` followed by those of ``x2``; dtype by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        More axes than an operand has; contracted axes of different sizes; arrays on different
+        devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> a = xp.reshape(xp.arange(6), (2, 3))
+    >>> xp.tensordot(a, a, axes=([1], [1]))
+    Array([[ 5, 14],
+           [14, 50]], dtype=int64, device=cpu)
     """
     a, b = backend_arrays(x1, x2, "tensordot")
     first, second = _tensordot_axes(axes, a.ndim, b.ndim)
@@ -157,9 +210,11 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
     Parameters
     ----------
-    x1, x2
-        Arrays broadcast against each other along all but the contracted axis, which must have
+    x1
+        First array; broadcast against ``x2`` along all but the contracted axis, which must have
         the same size in both (it is not broadcast).
+    x2
+        Second array.
     axis
         The contracted axis, counted from the end (``-1``: the last one).
 
@@ -167,6 +222,22 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     -------
     Array
         The dot products, with the contracted axis removed; dtype by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        Contracted axes of different sizes; shapes that do not broadcast; arrays on different
+        devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.vecdot(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), xp.asarray([1.0, 1.0]))
+    Array([3., 7.], dtype=float64, device=cpu)
+    >>> xp.vecdot(xp.asarray([1j]), xp.asarray([1j]))  # x1 is conjugated
+    Array(1.+0.j, dtype=complex128, device=cpu)
     """
     a, b = backend_arrays(x1, x2, "vecdot")
     axis = vector_axis(axis, a.ndim, b.ndim, "vecdot")

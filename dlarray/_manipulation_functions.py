@@ -77,6 +77,12 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     ------
     ValueError
         The shapes are not broadcast compatible.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.broadcast_shapes((2, 1), (1, 3), (3,))
+    (2, 3)
     """
     ndim = max((len(shape) for shape in shapes), default=0)
     result = [1] * ndim
@@ -110,8 +116,17 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 
     Raises
     ------
+    TypeError
+        ``x`` is not an Array.
     ValueError
         ``x`` cannot be broadcast to ``shape``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.broadcast_to(xp.asarray([1, 2]), (2, 2))
+    Array([[1, 2],
+           [1, 2]], dtype=int64, device=cpu, readonly=True)
     """
     native, rewrap, backend = source_of(x, "broadcast_to")
     target = tuple(operator.index(extent) for extent in shape)
@@ -133,6 +148,20 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     tuple of Array
         One per input, all of the common shape: the input itself if it has that shape already,
         else a read-only broadcast view of it.
+
+    Raises
+    ------
+    TypeError
+        An argument that is not an Array.
+    ValueError
+        Shapes that do not broadcast together.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> a, b = xp.broadcast_arrays(xp.asarray([[1], [2]]), xp.asarray([10, 20, 30]))
+    >>> a.shape, b.shape
+    ((2, 3), (2, 3))
     """
     for array in arrays:
         if type(array) is not Array:
@@ -156,6 +185,22 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     -------
     Array
         A new array of the promoted dtype (see :func:`result_type`).
+
+    Raises
+    ------
+    TypeError
+        An element of ``arrays`` is not an Array.
+    ValueError
+        No arrays; shapes that differ off ``axis``; arrays on different devices; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.concat([xp.asarray([[1, 2]]), xp.asarray([[3, 4]])])
+    Array([[1, 2],
+           [3, 4]], dtype=int64, device=cpu)
+    >>> xp.concat([xp.asarray([1, 2]), xp.asarray([0.5])], axis=None)
+    Array([1. , 2. , 0.5], dtype=float64, device=cpu)
     """
     natives, rewrap, backend, dtype = _backends_of(arrays, "concat")
     if axis is None:
@@ -195,6 +240,20 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     -------
     Array
         A new array of the promoted dtype, ``N + 1`` dimensions.
+
+    Raises
+    ------
+    TypeError
+        An element of ``arrays`` is not an Array.
+    ValueError
+        No arrays; arrays of different shapes or devices; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.stack([xp.asarray([1, 2]), xp.asarray([3, 4])], axis=1)
+    Array([[1, 3],
+           [2, 4]], dtype=int64, device=cpu)
     """
     natives, rewrap, backend, dtype = _backends_of(arrays, "stack")
     shape = natives[0].shape
@@ -220,6 +279,19 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     -------
     tuple of Array
         ``x.shape[axis]`` views, each of ``x``'s shape without ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` is 0-d; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unstack(xp.asarray([[1, 2], [3, 4]]))
+    (Array([1, 2], dtype=int64, device=cpu), Array([3, 4], dtype=int64, device=cpu))
     """
     native, rewrap, backend = source_of(x, "unstack")
     if native.ndim == 0:
@@ -246,10 +318,17 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
     Raises
     ------
-    IndexError
-        A position out of range (the error is also a ValueError).
+    TypeError
+        ``x`` is not an Array.
     ValueError
-        Two positions that are the same axis.
+        A position out of range (``AxisError``, also an `IndexError`); two positions that are the
+        same axis.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.expand_dims(xp.asarray([1, 2]), axis=(0, -1)).shape
+    (1, 2, 1)
     """
     native, rewrap, _ = source_of(x, "expand_dims")
     items = axis if isinstance(axis, tuple) else (axis,)
@@ -263,14 +342,30 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the given axes, which must have size one.
 
+    Parameters
+    ----------
+    x
+        The array.
+    axis
+        Axis or axes to remove.
+
     Returns
     -------
     Array
+        A view with ``x.ndim - len(axis)`` dimensions.
 
     Raises
     ------
+    TypeError
+        ``x`` is not an Array.
     ValueError
-        An axis whose size is not one.
+        An axis whose size is not one; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.squeeze(xp.asarray([[1], [2]]), axis=1)
+    Array([1, 2], dtype=int64, device=cpu)
     """
     native, rewrap, _ = source_of(x, "squeeze")
     axes = normalize_axes(axis, native.ndim)
@@ -293,6 +388,19 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``axes`` is not a permutation of ``x``'s axes.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
     """
     native, rewrap, _ = source_of(x, "permute_dims")
     order = normalize_axes(tuple(axes), native.ndim)
@@ -316,6 +424,19 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     Returns
     -------
     Array
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        Repeated axes; ``source`` and ``destination`` of different lengths; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.moveaxis(xp.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
     """
     native, rewrap, _ = source_of(x, "moveaxis")
     ndim = native.ndim
@@ -330,11 +451,33 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
-    """A view of ``x`` with the order of elements reversed along ``axis`` (all axes if None).
+    """A view of ``x`` with the order of elements reversed along ``axis``.
+
+    Parameters
+    ----------
+    x
+        The array.
+    axis
+        Axis or axes to reverse; ``None``: all of them.
 
     Returns
     -------
     Array
+        A view (negative strides), same shape as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.flip(xp.asarray([[1, 2], [3, 4]]), axis=1)
+    Array([[2, 1],
+           [4, 3]], dtype=int64, device=cpu)
     """
     native, rewrap, _ = source_of(x, "flip")
     axes = range(native.ndim) if axis is None else normalize_axes(axis, native.ndim)
@@ -366,6 +509,13 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ------
     ValueError
         The sizes do not match, or ``copy=False`` and the layout needs a copy.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.reshape(xp.arange(6), (2, -1))
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int64, device=cpu)
     """
     native, rewrap, backend = source_of(x, "reshape")
     target = _reshape_target(native.shape, shape)
@@ -436,6 +586,19 @@ def roll(
     -------
     Array
         A new array.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        A tuple ``shift`` without a tuple ``axis`` of its length; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.roll(xp.asarray([1, 2, 3, 4]), 1)
+    Array([4, 1, 2, 3], dtype=int64, device=cpu)
     """
     native, rewrap, backend = source_of(x, "roll")
     if axis is None:
@@ -470,6 +633,19 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     -------
     Array
         A new array; 1-D when ``axis`` is None.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``repeats`` is neither an int nor an integer Array.
+    ValueError
+        A negative count; ``repeats`` of the wrong length; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.repeat(xp.asarray([1, 2, 3]), xp.asarray([2, 0, 1]))
+    Array([1, 1, 3], dtype=int64, device=cpu)
     """
     native, rewrap, backend = source_of(x, "repeat")
     if type(repeats) is Array:
@@ -504,6 +680,20 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     -------
     Array
         A new array of ``max(x.ndim, len(repetitions))`` dimensions.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array; ``repetitions`` is not a tuple of ints.
+    ValueError
+        A negative count.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.tile(xp.asarray([1, 2]), (2, 2))
+    Array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=int64, device=cpu)
     """
     native, rewrap, backend = source_of(x, "tile")
     counts = tuple(operator.index(r) for r in repetitions)

@@ -56,6 +56,17 @@ def unique_values(x: Array, /) -> Array:
     -------
     Array
         1-D, same dtype as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unique_values(xp.asarray([[3, 1], [3, 2]]))
+    Array([1, 2, 3], dtype=int64, device=cpu)
     """
     xp, flat = _flat(x, "unique_values")
     return wrap(xp.unique(flat, equal_nan=False))
@@ -73,6 +84,17 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     -------
     UniqueCountsResult
         ``(values, counts)``: 1-D arrays of equal length; counts are int64.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unique_counts(xp.asarray([5, 7, 5, 5]))
+    UniqueCountsResult(values=Array([5, 7], dtype=int64, device=cpu), counts=Array([3, 1], dtype=int64, device=cpu))
     """
     xp, flat = _flat(x, "unique_counts")
     values, counts = xp.unique(flat, return_counts=True, equal_nan=False)
@@ -92,6 +114,18 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     UniqueInverseResult
         ``(values, inverse_indices)``: ``values`` 1-D; ``inverse_indices`` int64, shaped like
         ``x``, with ``values[inverse_indices]`` equal to ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> values, inverse = xp.unique_inverse(xp.asarray([5, 7, 5]))
+    >>> inverse
+    Array([0, 1, 0], dtype=int64, device=cpu)
     """
     xp, flat = _flat(x, "unique_inverse")
     values, inverse = xp.unique(flat, return_inverse=True, equal_nan=False)
@@ -111,6 +145,18 @@ def unique_all(x: Array, /) -> UniqueAllResult:
     UniqueAllResult
         ``(values, indices, inverse_indices, counts)``: ``indices`` are the first occurrences in
         the flattened ``x``; ``inverse_indices`` is shaped like ``x``; all index arrays int64.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> result = xp.unique_all(xp.asarray([5, 7, 5]))
+    >>> result.values, result.indices, result.counts
+    (Array([5, 7], dtype=int64, device=cpu), Array([0, 1], dtype=int64, device=cpu), Array([2, 1], dtype=int64, device=cpu))
     """
     xp, flat = _flat(x, "unique_all")
     values, first, inverse, counts = xp.unique(
@@ -137,6 +183,19 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     -------
     Array
         bool, shaped like ``x1`` (0-d for a scalar ``x1``).
+
+    Raises
+    ------
+    TypeError
+        Neither ``x1`` nor ``x2`` is an Array.
+    ValueError
+        Arrays on different devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.isin(xp.asarray([1, 2, 3]), xp.asarray([3, 1]))
+    Array([ True, False,  True], dtype=bool, device=cpu)
     """
     if type(x1) is not Array and type(x2) is not Array:
         raise TypeError("isin(): at least one of x1 and x2 must be an Array")

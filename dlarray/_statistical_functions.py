@@ -106,7 +106,7 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | N
 # ---------------------------------------------------------------- reductions
 
 
-def sum(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
+def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     """Sum of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -125,11 +125,25 @@ def sum(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims:
     -------
     Array
         The sums; 0-d when every axis is reduced. An empty sum is 0.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int8)
+    >>> xp.sum(x), xp.sum(x, axis=0, keepdims=True)
+    (Array(10, dtype=int64, device=cpu), Array([[4, 6]], dtype=int64, device=cpu))
     """
     return _reduction(x, axis, keepdims, "sum", dtype)
 
 
-def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
+def prod(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     """Product of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -147,11 +161,24 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims
     -------
     Array
         The products; 0-d when every axis is reduced. An empty product is 1.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.prod(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    Array([ 2., 12.], dtype=float64, device=cpu)
     """
     return _reduction(x, axis, keepdims, "prod", dtype)
 
 
-def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Largest element along ``axis`` (NaNs propagate).
 
     Parameters
@@ -167,11 +194,26 @@ def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     -------
     Array
         Same dtype as ``x``. Raises ValueError when a reduction has no elements.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        A reduction over no elements; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
+    Array([5, 7], dtype=int64, device=cpu)
+    >>> xp.max(xp.asarray([1.0, float("nan")]))
+    Array(nan, dtype=float64, device=cpu)
     """
     return _reduction(x, axis, keepdims, "max")
 
 
-def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Smallest element along ``axis`` (NaNs propagate).
 
     Parameters
@@ -187,11 +229,24 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     -------
     Array
         Same dtype as ``x``. Raises ValueError when a reduction has no elements.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        A reduction over no elements; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0)
+    Array([1, 2], dtype=int64, device=cpu)
     """
     return _reduction(x, axis, keepdims, "min")
 
 
-def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean along ``axis`` (all elements by default).
 
     Parameters
@@ -207,6 +262,19 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     -------
     Array
         Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+    Array([2. , 3.5], dtype=float64, device=cpu)
     """
     native = backend_array(x, "mean")
     axes = reduction_axes(axis, x.ndim)
@@ -225,7 +293,7 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
 
 
-def var(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Variance along ``axis``, dividing by ``M - correction``.
 
     Parameters
@@ -243,11 +311,25 @@ def var(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bo
     -------
     Array
         Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> xp.var(x), xp.var(x, correction=1)
+    (Array(1.25, dtype=float64, device=cpu), Array(1.66666667, dtype=float64, device=cpu))
     """
     return _spread(x, axis, correction, keepdims, "var")
 
 
-def std(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation along ``axis``, the square root of :func:`var`.
 
     Parameters
@@ -265,6 +347,19 @@ def std(x: Array, /, *, axis: Axis = None, correction: float = 0.0, keepdims: bo
     -------
     Array
         Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.std(xp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
+    Array(2., dtype=float64, device=cpu)
     """
     return _spread(x, axis, correction, keepdims, "std")
 
@@ -309,6 +404,19 @@ def cumulative_sum(
     -------
     Array
         Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True)
+    Array([0, 1, 3, 6], dtype=int64, device=cpu)
     """
     return _cumulative(x, axis, dtype, include_initial, "cumulative_sum", 0)
 
@@ -333,6 +441,20 @@ def cumulative_prod(
     -------
     Array
         Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.cumulative_prod(xp.asarray([[1, 2], [3, 4]]), axis=0)
+    Array([[1, 2],
+           [3, 8]], dtype=int64, device=cpu)
     """
     return _cumulative(x, axis, dtype, include_initial, "cumulative_prod", 1)
 

@@ -37,7 +37,6 @@ __all__ = [
     "rfftn",
 ]
 
-Norm = Literal["backward", "ortho", "forward"]
 _NORMS = ("backward", "ortho", "forward")
 
 
@@ -110,7 +109,7 @@ def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool =
 
 
 # --------------------------------------------------------------------------------- transforms
-def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     """One-dimensional discrete Fourier transform.
 
     Parameters
@@ -122,19 +121,61 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "back
     axis
         The transformed axis.
     norm
-        ``'backward'`` (no scaling), ``'ortho'`` (``1/sqrt(n)``) or ``'forward'`` (``1/n``).
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
 
     Returns
     -------
     Array
-        Complex, with ``x``'s dtype for complex input; size ``n`` along ``axis``.
+        Complex of ``x``'s precision (float32 gives complex64); size ``n`` along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
+    Array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex128, device=cpu)
     """
     return _one_dimensional(x, n, axis, norm, "fft")
 
 
-def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-    """One-dimensional inverse discrete Fourier transform (the parameters of :func:`fft`;
-    ``'backward'`` scales by ``1/n`` here, ``'forward'`` not at all)."""
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    x
+        Input array (complex; a real one is transformed as complex).
+    n
+        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
+
+    Returns
+    -------
+    Array
+        Complex of ``x``'s precision; size ``n`` along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifft(xp.asarray([10.0, -2.0 + 2.0j, -2.0, -2.0 - 2.0j]))
+    Array([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j], dtype=complex128, device=cpu)
+    """
     return _one_dimensional(x, n, axis, norm, "ifft")
 
 
@@ -144,7 +185,7 @@ def fftn(
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
-    norm: Norm = "backward",
+    norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
     """n-dimensional discrete Fourier transform.
 
@@ -158,13 +199,26 @@ def fftn(
     axes
         The transformed axes. ``None``: all of them.
     norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``, scaling by ``1``, ``1/sqrt(n)`` or ``1/n``
-        with ``n = prod(s)``.
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with ``n = prod(s)``.
 
     Returns
     -------
     Array
-        Complex, with ``x``'s dtype for complex input.
+        Complex of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftn(xp.ones((2, 2)))
+    Array([[4.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j]], dtype=complex128, device=cpu)
     """
     return _n_dimensional(x, s, axes, norm, "fftn")
 
@@ -175,21 +229,112 @@ def ifftn(
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
-    norm: Norm = "backward",
+    norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
-    """n-dimensional inverse discrete Fourier transform (the parameters of :func:`fftn`)."""
+    """n-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    x
+        Input array (complex; a real one is transformed as complex).
+    s
+        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
+        ``axes``. ``None``: the sizes of ``x``.
+    axes
+        The transformed axes. ``None``: all of them.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with ``n = prod(s)``.
+
+    Returns
+    -------
+    Array
+        Complex of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifftn(xp.asarray([[4.0, 0.0], [0.0, 0.0]]))
+    Array([[1.+0.j, 1.+0.j],
+           [1.+0.j, 1.+0.j]], dtype=complex128, device=cpu)
+    """
     return _n_dimensional(x, s, axes, norm, "ifftn")
 
 
-def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-    """One-dimensional discrete Fourier transform of real input: the ``n//2 + 1`` non-negative
-    frequency terms, complex of ``x``'s precision (float32 gives complex64)."""
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """One-dimensional discrete Fourier transform of real input.
+
+    Parameters
+    ----------
+    x
+        Input array (real-valued).
+    n
+        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    Array
+        The ``n//2 + 1`` non-negative frequency terms along ``axis``, complex of ``x``'s precision
+        (float32 gives complex64).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
+    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128, device=cpu)
+    """
     return _one_dimensional(x, n, axis, norm, "rfft", real=True)
 
 
-def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-    """Inverse of :func:`rfft`: ``n`` real points (default ``2*(m - 1)`` for ``m`` input points),
-    real of ``x``'s precision (complex64 gives float32)."""
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """Inverse of `rfft`: a real signal from its non-negative frequency terms.
+
+    Parameters
+    ----------
+    x
+        Input array (the non-negative frequency terms).
+    n
+        Points along ``axis`` of the real output. ``None``: ``2*(m - 1)`` for ``m`` input points.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
+
+    Returns
+    -------
+    Array
+        ``n`` real points along ``axis``, of ``x``'s precision (complex64 gives float32).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.irfft(xp.asarray([10.0, -2.0 + 2.0j, -2.0]))
+    Array([1., 2., 3., 4.], dtype=float64, device=cpu)
+    """
     return _one_dimensional(x, n, axis, norm, "irfft")
 
 
@@ -199,10 +344,40 @@ def rfftn(
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
-    norm: Norm = "backward",
+    norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
-    """n-dimensional discrete Fourier transform of real input (the last transformed axis keeps
-    ``s[-1]//2 + 1`` terms); complex of ``x``'s precision."""
+    """n-dimensional discrete Fourier transform of real input.
+
+    Parameters
+    ----------
+    x
+        Input array (real-valued).
+    s
+        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
+        ``axes``. ``None``: the sizes of ``x``.
+    axes
+        The transformed axes. ``None``: all of them.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with ``n = prod(s)``.
+
+    Returns
+    -------
+    Array
+        Complex of ``x``'s precision; the last transformed axis keeps ``s[-1]//2 + 1`` terms.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
+    ValueError
+        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfftn(xp.ones((2, 4))).shape
+    (2, 3)
+    """
     return _n_dimensional(x, s, axes, norm, "rfftn", real=True)
 
 
@@ -212,21 +387,111 @@ def irfftn(
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
-    norm: Norm = "backward",
+    norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
-    """Inverse of :func:`rfftn`: real of ``x``'s precision, ``s`` points along the axes (default:
-    the input sizes, except ``2*(m - 1)`` along the last transformed axis)."""
+    """Inverse of `rfftn`: a real signal from its n-dimensional half spectrum.
+
+    Parameters
+    ----------
+    x
+        Input array (the output of `rfftn`).
+    s
+        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
+        ``axes``. ``None``: the input sizes, except ``2*(m - 1)`` along the last transformed axis.
+    axes
+        The transformed axes. ``None``: all of them.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with ``n = prod(s)``.
+
+    Returns
+    -------
+    Array
+        Real of ``x``'s precision, ``s`` points along the transformed axes.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.irfftn(xp.fft.rfftn(xp.ones((2, 4))))
+    Array([[1., 1., 1., 1.],
+           [1., 1., 1., 1.]], dtype=float64, device=cpu)
+    """
     return _n_dimensional(x, s, axes, norm, "irfftn")
 
 
-def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half:
-    ``n`` real points (default ``2*(m - 1)``), real of ``x``'s precision."""
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
+
+    Parameters
+    ----------
+    x
+        Input array (the first half of a Hermitian-symmetric signal).
+    n
+        Points along ``axis`` of the real output. ``None``: ``2*(m - 1)`` for ``m`` input points.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    Array
+        ``n`` real points along ``axis``, of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.hfft(xp.asarray([1.0, 2.0, 3.0]))
+    Array([ 8., -2.,  0., -2.], dtype=float64, device=cpu)
+    """
     return _one_dimensional(x, n, axis, norm, "hfft")
 
 
-def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-    """Inverse of :func:`hfft` for real input: ``n//2 + 1`` complex points of ``x``'s precision."""
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """Inverse of `hfft` for real input.
+
+    Parameters
+    ----------
+    x
+        Input array (real-valued).
+    n
+        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
+    axis
+        The transformed axis.
+    norm
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
+
+    Returns
+    -------
+    Array
+        ``n//2 + 1`` complex points along ``axis``, of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
+    ValueError
+        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ihfft(xp.asarray([8.0, -2.0, 0.0, -2.0]))
+    Array([1.-0.j, 2.-0.j, 3.-0.j], dtype=complex128, device=cpu)
+    """
     return _one_dimensional(x, n, axis, norm, "ihfft", real=True)
 
 
@@ -255,24 +520,70 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
+    Parameters
+    ----------
+    n
+        Length of the transform (positive).
+    d
+        Sample spacing (the inverse of the sampling rate).
+    dtype
+        A real floating-point dtype; default float64.
+    device
+        Device of the result; default the default device.
+
     Returns
     -------
     Array
-        ``[0, 1, ..., -2, -1] / (d*n)``, shape ``(n,)``, in ``dtype`` (a real floating dtype;
-        default float64) on ``device``.
+        ``[0, 1, ..., -2, -1] / (d*n)``, shape ``(n,)``.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
+    ValueError
+        ``n`` below 1.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftfreq(4)
+    Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
     n, d = _window(n, d, "fftfreq")
     return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, device, "fftfreq")
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
-    """Non-negative sample frequencies of a length-``n`` real transform (:func:`rfft`).
+    """Non-negative sample frequencies of a length-``n`` real transform (`rfft`).
+
+    Parameters
+    ----------
+    n
+        Length of the transform (positive).
+    d
+        Sample spacing (the inverse of the sampling rate).
+    dtype
+        A real floating-point dtype; default float64.
+    device
+        Device of the result; default the default device.
 
     Returns
     -------
     Array
-        ``[0, 1, ..., n//2] / (d*n)``, shape ``(n//2 + 1,)``, in ``dtype`` (default float64)
-        on ``device``.
+        ``[0, 1, ..., n//2] / (d*n)``, shape ``(n//2 + 1,)``.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
+    ValueError
+        ``n`` below 1.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfftfreq(4, d=0.5)
+    Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
     """
     n, d = _window(n, d, "rfftfreq")
     return _frequencies(_HOST_XP.fft.rfftfreq(n, d), dtype, device, "rfftfreq")
@@ -287,7 +598,33 @@ def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:
 
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Move the zero-frequency term to the centre of ``axes`` (all axes if ``None``)."""
+    """Move the zero-frequency term to the centre of ``axes``.
+
+    Parameters
+    ----------
+    x
+        Input array.
+    axes
+        Axis or axes to shift; ``None``: all of them.
+
+    Returns
+    -------
+    Array
+        A new array, same shape and dtype as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftshift(xp.fft.fftfreq(5))
+    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64, device=cpu)
+    """
     if type(x) is not Array:
         raise TypeError(f"fft.fftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()
@@ -295,7 +632,33 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Inverse of :func:`fftshift` (they differ for odd lengths)."""
+    """Inverse of `fftshift` (they differ for odd lengths).
+
+    Parameters
+    ----------
+    x
+        Input array.
+    axes
+        Axis or axes to shift; ``None``: all of them.
+
+    Returns
+    -------
+    Array
+        A new array, same shape and dtype as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        An axis out of range.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifftshift(xp.asarray([-0.4, -0.2, 0.0, 0.2, 0.4]))
+    Array([ 0. ,  0.2,  0.4, -0.4, -0.2], dtype=float64, device=cpu)
+    """
     if type(x) is not Array:
         raise TypeError(f"fft.ifftshift takes an Array, got {type(x).__name__}")
     native = x._as_native()

@@ -151,6 +151,20 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     -------
     Array
         The triangular factors, with the shape of ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``; a matrix is not positive definite (numpy's ``LinAlgError``, a `ValueError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.cholesky(xp.asarray([[4.0, 2.0], [2.0, 5.0]]))
+    Array([[2., 0.],
+           [1., 2.]], dtype=float64, device=cpu)
     """
     return wrap(_backend_function(x, "linalg.cholesky")(_square(x, "cholesky"), upper=bool(upper)))
 
@@ -160,9 +174,11 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
     Parameters
     ----------
-    x1, x2
-        Arrays with size 3 along ``axis`` (that axis is not broadcast), broadcast against each
-        other along the other axes.
+    x1
+        Array with size 3 along ``axis`` (that axis is not broadcast), broadcast against ``x2``
+        along the other axes.
+    x2
+        Array with size 3 along ``axis``.
     axis
         The axis of the vectors, counted from the end (``-1``: the last one).
 
@@ -170,6 +186,20 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     -------
     Array
         The cross products, with the broadcast shape; dtype by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        A size other than 3 along ``axis``; shapes that do not broadcast; arrays on different
+        devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0, 1, 0]))
+    Array([0, 0, 1], dtype=int64, device=cpu)
     """
     a, b = _backend_arrays(x1, x2, "cross")
     axis = vector_axis(axis, a.ndim, b.ndim, "cross")
@@ -181,7 +211,31 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 
 def det(x: Array, /) -> Array:
-    """Determinant of each square matrix in ``x`` (shape ``(..., M, M)`` to ``(...)``)."""
+    """Determinant of each square matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Shape ``x.shape[:-2]``; floating point (float64 for an integer ``x``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.det(xp.asarray([[2.0, 1.0], [1.0, 3.0]]))
+    Array(5., dtype=float64, device=cpu)
+    """
     return wrap(_backend_function(x, "linalg.det")(_square(x, "det")))
 
 
@@ -201,6 +255,20 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     Array
         Shape ``(..., K)`` where ``K`` is the length of the diagonal; dtype of ``x``. It shares
         ``x``'s memory and is writable when ``x`` is.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> m = xp.reshape(xp.arange(9), (3, 3))
+    >>> xp.linalg.diagonal(m), xp.linalg.diagonal(m, offset=1)
+    (Array([0, 4, 8], dtype=int64, device=cpu), Array([1, 5], dtype=int64, device=cpu))
     """
     if type(x) is not Array:
         raise TypeError(f"diagonal takes an Array, got {type(x).__name__}")
@@ -237,42 +305,158 @@ def _diagonal_view(x: Array, offset: int) -> Array:
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues and eigenvectors of each real symmetric / complex Hermitian matrix in ``x``.
 
+    Only the lower triangle of each matrix is read.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
     Returns
     -------
     EighResult
-        ``eigenvalues`` (shape ``(..., M)``, real dtype of ``x``'s precision) and
+        ``eigenvalues`` (shape ``(..., M)``, ascending, real dtype of ``x``'s precision) and
         ``eigenvectors`` (shape ``(..., M, M)``, dtype of ``x``, one eigenvector per column).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> w, v = xp.linalg.eigh(xp.asarray([[2.0, 0.0], [0.0, 1.0]]))
+    >>> w
+    Array([1., 2.], dtype=float64, device=cpu)
+    >>> v
+    Array([[0., 1.],
+           [1., 0.]], dtype=float64, device=cpu)
     """
     values, vectors = _backend_function(x, "linalg.eigh")(_square(x, "eigh"))
     return EighResult(wrap(values), wrap(vectors))
 
 
 def eigvalsh(x: Array, /) -> Array:
-    """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x`` (real dtype)."""
+    """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``; only the lower triangle is read.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., M)``, ascending, real dtype of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.eigvalsh(xp.asarray([[2.0, 1.0], [1.0, 2.0]]))
+    Array([1., 3.], dtype=float64, device=cpu)
+    """
     return wrap(_backend_function(x, "linalg.eigvalsh")(_square(x, "eigvalsh")))
 
 
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors of each square matrix in ``x``.
 
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
     Returns
     -------
     EigResult
         ``eigenvalues`` (shape ``(..., M)``) and ``eigenvectors`` (shape ``(..., M, M)``, one per
         column), both complex of ``x``'s precision even where every eigenvalue is real (numpy
-        returns a real dtype then).
+        returns a real dtype then). Their order is unspecified.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> w, v = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w
+    Array([2.+0.j, 3.+0.j], dtype=complex128, device=cpu)
     """
     values, vectors = _backend_function(x, "linalg.eig")(_square(x, "eig"))
     return EigResult(wrap(_complex_of(values)), wrap(_complex_of(vectors)))
 
 
 def eigvals(x: Array, /) -> Array:
-    """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision."""
+    """Eigenvalues of each square matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., M)``, complex of ``x``'s precision; their order is unspecified.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.eigvals(xp.asarray([[0.0, -1.0], [1.0, 0.0]]))
+    Array([0.+1.j, 0.-1.j], dtype=complex128, device=cpu)
+    """
     return wrap(_complex_of(_backend_function(x, "linalg.eigvals")(_square(x, "eigvals"))))
 
 
 def inv(x: Array, /) -> Array:
-    """Inverse of each square matrix in ``x``."""
+    """Inverse of each square matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Same shape; floating point (float64 for an integer ``x``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``; the matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.inv(xp.asarray([[2.0, 0.0], [0.0, 4.0]]))
+    Array([[0.5 , 0.  ],
+           [0.  , 0.25]], dtype=float64, device=cpu)
+    """
     return wrap(_backend_function(x, "linalg.inv")(_square(x, "inv")))
 
 
@@ -300,6 +484,20 @@ def matrix_norm(
     -------
     Array
         The norms, real floating point of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``; another ``ord``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> m = xp.asarray([[3.0, 0.0], [0.0, -4.0]])
+    >>> xp.linalg.matrix_norm(m), xp.linalg.matrix_norm(m, ord=1)
+    (Array(5., dtype=float64, device=cpu), Array(4., dtype=float64, device=cpu))
     """
     native = _matrices(x, "matrix_norm")
     if ord is None:
@@ -315,7 +513,31 @@ def matrix_norm(
 def matrix_power(x: Array, n: int, /) -> Array:
     """Each square matrix in ``x`` raised to the integer power ``n``.
 
-    ``n = 0`` gives identity matrices, a negative ``n`` the power of the inverse.
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+    n
+        The exponent: ``0`` gives identity matrices, a negative ``n`` the power of the inverse.
+
+    Returns
+    -------
+    Array
+        Same shape as ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype; ``n`` is not an integer.
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``; a negative ``n`` for a singular matrix.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.matrix_power(xp.asarray([[1, 1], [0, 1]]), 3)
+    Array([[1, 3],
+           [0, 1]], dtype=int64, device=cpu)
     """
     native = _square(x, "matrix_power")
     n = operator.index(n)
@@ -340,6 +562,19 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     -------
     Array
         The ranks, shape ``x.shape[:-2]``, default integer dtype (int64).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.matrix_rank(xp.asarray([[1.0, 2.0], [2.0, 4.0]]))
+    Array(1, dtype=int64, device=cpu)
     """
     native = _matrices(x, "matrix_rank")
     ranks = _backend_function(x, "linalg.matrix_rank")(native, rtol=_rtol(rtol, x, "matrix_rank"))
@@ -347,7 +582,34 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
-    """Outer product of two vectors: shape ``(N, M)``, dtype by type promotion."""
+    """Outer product of two vectors.
+
+    Parameters
+    ----------
+    x1
+        1-D array of ``N`` elements.
+    x2
+        1-D array of ``M`` elements.
+
+    Returns
+    -------
+    Array
+        Shape ``(N, M)``; dtype by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        An operand that is not one-dimensional; arrays on different devices.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.outer(xp.asarray([1, 2]), xp.asarray([1, 10, 100]))
+    Array([[  1,  10, 100],
+           [  2,  20, 200]], dtype=int64, device=cpu)
+    """
     a, b = _backend_arrays(x1, x2, "outer")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer takes two 1-D arrays, got shapes {a.shape} and {b.shape}")
@@ -355,15 +617,34 @@ def outer(x1: Array, x2: Array, /) -> Array:
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
-    """Moore-Penrose pseudo-inverse of each matrix in ``x`` (shape ``(..., M, N)`` to ``(..., N, M)``).
+    """Moore-Penrose pseudo-inverse of each matrix in ``x``.
 
     Parameters
     ----------
     x
         Array of shape ``(..., M, N)``.
     rtol
-        Relative tolerance for small singular values (as in :func:`matrix_rank`); ``None``:
+        Relative tolerance for small singular values (as in `matrix_rank`); ``None``:
         ``max(M, N) * eps`` of ``x``'s precision.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., N, M)``; floating point.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.pinv(xp.asarray([[2.0, 0.0], [0.0, 0.0]]))
+    Array([[0.5, 0. ],
+           [0. , 0. ]], dtype=float64, device=cpu)
     """
     native = _floating(_matrices(x, "pinv"))
     # rtol=None explicitly selects the standard's default (numpy's own default is 1e-15)
@@ -385,6 +666,23 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     -------
     QRResult
         ``Q`` with orthonormal columns and upper-triangular ``R``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``; another ``mode``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> q, r = xp.linalg.qr(xp.ones((3, 2)))
+    >>> q.shape, r.shape
+    ((3, 2), (2, 2))
+    >>> q, r = xp.linalg.qr(xp.ones((3, 2)), mode="complete")
+    >>> q.shape, r.shape
+    ((3, 3), (3, 2))
     """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
@@ -395,11 +693,29 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and natural log of the absolute value of the determinant of each square matrix.
 
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, M)``.
+
     Returns
     -------
     SlogdetResult
         ``sign`` (dtype of ``x``; 0 for a singular matrix) and ``logabsdet`` (real dtype of
         ``x``'s precision; ``-inf`` for a singular matrix).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, M)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.slogdet(xp.asarray([[-1.0, 0.0], [0.0, 1.0]]))
+    SlogdetResult(sign=Array(-1., dtype=float64, device=cpu), logabsdet=Array(0., dtype=float64, device=cpu))
     """
     sign, logabsdet = _backend_function(x, "linalg.slogdet")(_square(x, "slogdet"))
     return SlogdetResult(wrap(sign), wrap(logabsdet))
@@ -421,6 +737,19 @@ def solve(x1: Array, x2: Array, /) -> Array:
     Array
         Shape ``x1.shape[:-2] + (M,)`` for a vector ``x2``, else ``(..., M, K)`` with the
         broadcast stack shape; dtype by type promotion.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not an Array, or of a stored-only dtype.
+    ValueError
+        Shapes that do not match; arrays on different devices; the matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.solve(xp.asarray([[2.0, 0.0], [0.0, 4.0]]), xp.asarray([1.0, 1.0]))
+    Array([0.5 , 0.25], dtype=float64, device=cpu)
     """
     a, b = _backend_arrays(x1, x2, "solve")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -450,13 +779,51 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     -------
     SVDResult
         ``U``, ``S`` (shape ``(..., K)``, descending, real of ``x``'s precision) and ``Vh``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> u, s, vh = xp.linalg.svd(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
+    >>> s
+    Array([5., 3.], dtype=float64, device=cpu)
     """
     u, s, vh = _backend_function(x, "linalg.svd")(_matrices(x, "svd"), full_matrices=bool(full_matrices))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
 def svdvals(x: Array, /) -> Array:
-    """Singular values of each matrix in ``x``, in descending order, real of ``x``'s precision."""
+    """Singular values of each matrix in ``x``.
+
+    Parameters
+    ----------
+    x
+        Array of shape ``(..., M, N)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., min(M, N))``, in descending order, real of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.linalg.svdvals(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
+    Array([5., 3.], dtype=float64, device=cpu)
+    """
     matrices = _matrices(x, "svdvals")
     try:
         return wrap(_backend_function(x, "linalg.svdvals")(matrices))
@@ -482,6 +849,20 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     -------
     Array
         The traces, shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``(..., M, N)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> m = xp.reshape(xp.arange(9, dtype=xp.int8), (3, 3))
+    >>> xp.linalg.trace(m), xp.linalg.trace(m, offset=-1)
+    (Array(12, dtype=int64, device=cpu), Array(10, dtype=int64, device=cpu))
     """
     native = _matrices(x, "trace")
     offset = operator.index(offset)
@@ -517,6 +898,22 @@ def vector_norm(
     -------
     Array
         The norms, real floating point (of ``x``'s precision for a floating ``x``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype; ``ord`` is not a number.
+    ValueError
+        An axis out of range (``AxisError``, also an `IndexError`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[3.0, 4.0], [0.0, -1.0]])
+    >>> xp.linalg.vector_norm(x, axis=1)
+    Array([5., 1.], dtype=float64, device=cpu)
+    >>> xp.linalg.vector_norm(x, ord=float("inf"))
+    Array(4., dtype=float64, device=cpu)
     """
     native = _backend_array(x, "vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):

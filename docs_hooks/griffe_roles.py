@@ -42,7 +42,10 @@ RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
         "readonly", "itemsize", "nbytes", "T", "mT",
     }),
     "dlarray._dtypes.DType": None,
-    "dlarray._devices.Device": None,
+    "dlarray._devices.Device": frozenset({"type", "id", "host_accessible", "__new__"}),
+    "dlarray._dlpack._structs.DLDeviceType": None,
+    "dlarray._dlpack._structs.DLDataTypeCode": None,
+    "dlarray._info.Info": None,
 }
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|exc|obj):`(~?)([\w.]+)(?:\(\))?`")

@@ -47,18 +47,6 @@ ROOT = Path(__file__).resolve().parent.parent
 UNFINISHED_AREAS: frozenset[str] = frozenset({
     "dlarray._elementwise_functions",  # helper apiref-ew
     "dlarray._array.Array",  # helper apiref-ew (with the operators of dlarray._operators)
-    "dlarray._linear_algebra_functions",
-    "dlarray._manipulation_functions",
-    "dlarray._set_functions",
-    "dlarray._statistical_functions",
-    "dlarray.linalg",
-    "dlarray.fft",
-    "dlarray._info",
-    "dlarray._devices",
-    "dlarray._dtypes",
-    "dlarray._dlpack",
-    "dlarray._constants",
-    "dlarray.testing",
 })
 
 # Python's own protocol methods of Array, documented by the class rather than one by one.
@@ -330,7 +318,22 @@ def test_rendered(entry: Entry) -> None:
         owner = entry.path.split(".")[2]
         assert f"::: dlarray.testing.{owner}" in page, f"{entry.path} is not rendered"
         return
-    assert _roles()._rendered(found), f"{entry.path} is on no API page (docs_hooks/griffe_roles.py)"
+    assert _roles()._rendered(found) or _exported_by_rendered_module(entry.path), (
+        f"{entry.path} is on no API page (docs_hooks/griffe_roles.py)"
+    )
+
+
+def _exported_by_rendered_module(path: str) -> bool:
+    """Whether a rendered module exports the object at ``path`` under its own name (an alias)."""
+    for module_path in _roles().RENDERED_MODULES:
+        module = _static_package()
+        for part in module_path.split(".")[1:]:
+            module = module.members[part]
+        for name in module.exports or ():
+            member = module.members.get(str(name))
+            if member is not None and member.is_alias and member.target_path == path:
+                return True
+    return False
 
 
 @pytest.mark.parametrize("entry", DOCUMENTED, ids=_ids(DOCUMENTED))

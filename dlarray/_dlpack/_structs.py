@@ -26,7 +26,18 @@ MAX_NDIM = 64
 
 
 class DLDeviceType(IntEnum):
-    """``DLDeviceType``: where a buffer lives."""
+    """``DLDeviceType``: where a buffer lives (DLPack's device type codes).
+
+    An `IntEnum`: each member equals DLPack's integer code, as ``__dlpack_device__`` returns it.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.asarray([1]).__dlpack_device__()
+    (<DLDeviceType.CPU: 1>, 0)
+    >>> xp.DLDeviceType(2), xp.DLDeviceType.CUDA == 2
+    (<DLDeviceType.CUDA: 2>, True)
+    """
 
     CPU = 1
     CUDA = 2
@@ -47,7 +58,19 @@ class DLDeviceType(IntEnum):
 
 
 class DLDataTypeCode(IntEnum):
-    """``DLDataTypeCode``: the kind of an element."""
+    """``DLDataTypeCode``: the kind of an element (DLPack's data type codes).
+
+    An `IntEnum`: each member equals DLPack's integer code; with the bit width it names a dtype
+    (`DType.code`, `DType.bits`).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.DLDataTypeCode(xp.float32.code)
+    <DLDataTypeCode.FLOAT: 2>
+    >>> xp.DLDataTypeCode.BFLOAT == xp.bfloat16.code
+    True
+    """
 
     INT = 0
     UINT = 1

@@ -182,6 +182,17 @@ def read_struct(managed: int, versioned: bool, name: bytes = b"") -> CapsuleView
 def read_capsule(capsule: object) -> CapsuleView:
     """Describe an unconsumed DLPack capsule without consuming it.
 
+    Parameters
+    ----------
+    capsule
+        A ``PyCapsule`` named ``dltensor`` or ``dltensor_versioned``.
+
+    Returns
+    -------
+    CapsuleView
+        Its name and the fields of the struct it holds (``shape``, ``strides``, ``dtype`` as
+        ``(code, bits, lanes)``, ``device``, ``flags``, ``version``, ...).
+
     Raises
     ------
     TypeError
@@ -486,11 +497,10 @@ def make_capsule(
 class SyntheticProducer:
     """An object with ``__dlpack__`` and ``__dlpack_device__`` that hands out synthetic capsules.
 
-    Each ``__dlpack__`` call makes a fresh capsule with ``fields`` (see :func:`make_capsule`):
+    Each ``__dlpack__`` call makes a fresh capsule with ``fields`` (see `make_capsule`):
     versioned when the caller offers ``max_version`` with major >= 1, legacy otherwise, unless
     ``versioned`` forces one kind. The keyword arguments of every call are kept in ``calls`` and
-    what was made in ``made``. ``legacy_signature`` makes ``__dlpack__`` accept ``stream`` only
-    (a pre-2023 producer); ``refuse`` makes it raise a BufferError with that message.
+    what was made in ``made``.
 
     Examples
     --------
@@ -504,7 +514,29 @@ class SyntheticProducer:
     """
 
     def __init__(self, *, versioned: bool | None = None, legacy_signature: bool = False,
-                 refuse: str | None = None, **fields: Any) -> None:
+                 refuse: str | None = None, **fields: object) -> None:
+        """A producer of capsules with the given fields.
+
+        Parameters
+        ----------
+        versioned
+            ``True``/``False``: always a versioned/legacy capsule; ``None``: as the caller's
+            ``max_version`` asks.
+        legacy_signature
+            ``__dlpack__`` accepts ``stream`` only (a pre-2023 producer).
+        refuse
+            A message: ``__dlpack__`` raises `BufferError` with it.
+        **fields
+            The keyword arguments of `make_capsule` (``shape``, ``code``, ``bits``, ``fill``, ...).
+
+        Examples
+        --------
+        >>> from dlarray.testing import SyntheticProducer
+        >>> SyntheticProducer(refuse="no export").__dlpack__()
+        Traceback (most recent call last):
+            ...
+        BufferError: no export
+        """
         self.fields = fields
         self.versioned = versioned
         self.legacy_signature = legacy_signature

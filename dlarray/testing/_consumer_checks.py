@@ -443,7 +443,7 @@ def _run_children(consumer: Callable[[Any], Any], names: list[str], timeout: flo
 
 
 def check_consumer(
-    from_dlpack: Callable[[Any], Any] | str,
+    from_dlpack: Callable[[object], object] | str,
     *,
     cases: Iterable[str] | None = None,
     subject: str | None = None,

@@ -295,10 +295,10 @@ class _RealStream:
 
 # --------------------------------------------------------------------------- the checks
 def check_producer(
-    make: Callable[[], Any],
+    make: Callable[[], object],
     *,
-    make_readonly: Callable[[], Any] | None = None,
-    refused: Sequence[Callable[[], Any]] = (),
+    make_readonly: Callable[[], object] | None = None,
+    refused: Sequence[Callable[[], object]] = (),
     subject: str | None = None,
 ) -> Report:
     """Check a DLPack producer against the DLPack 1.3 header and the Array API standard.

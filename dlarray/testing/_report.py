@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 PASSED = "passed"
 FAILED = "failed"
@@ -16,7 +15,16 @@ STATUSES = (PASSED, FAILED, NOT_APPLICABLE, CRASHED)
 @dataclass(frozen=True)
 class CheckResult:
     """One check: its name, its status (``passed``, ``failed``, ``not applicable``, ``crashed``),
-    and why (for a pass, what was seen; for a failure, what was wrong)."""
+    and why (for a pass, what was seen; for a failure, what was wrong).
+
+    A status outside these four is refused with `ValueError`.
+
+    Examples
+    --------
+    >>> from dlarray.testing import CheckResult
+    >>> CheckResult("versioned", "passed", "read back as written")
+    CheckResult(name='versioned', status='passed', detail='read back as written')
+    """
 
     name: str
     status: str
@@ -55,17 +63,61 @@ class Report:
     results: list[CheckResult] = field(default_factory=list)
 
     def add(self, name: str, status: str, detail: str = "") -> None:
-        """Append one row."""
+        """Append one row.
+
+        Parameters
+        ----------
+        name
+            The check's name.
+        status
+            ``"passed"``, ``"failed"``, ``"not applicable"`` or ``"crashed"``.
+        detail
+            Why: what was seen, or what was wrong.
+
+        Raises
+        ------
+        ValueError
+            Another ``status``.
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> report.results[-1]
+        CheckResult(name='b', status='failed', detail='why')
+        """
         self.results.append(CheckResult(name, status, detail))
 
     @property
     def failures(self) -> list[str]:
-        """Names of the checks that failed or crashed."""
+        """Names of the checks that failed or crashed.
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> report.failures
+        ['b']
+        """
         return [r.name for r in self.results if r.status in (FAILED, CRASHED)]
 
     @property
     def ok(self) -> bool:
-        """True when no check failed or crashed."""
+        """True when no check failed or crashed.
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> report.ok
+        False
+        """
         return not self.failures
 
     def __getitem__(self, name: str) -> CheckResult:
@@ -73,7 +125,22 @@ class Report:
         return {result.name: result for result in self.results}[name]
 
     def counts(self) -> dict[str, int]:
-        """How many rows have each status."""
+        """How many rows have each status.
+
+        Returns
+        -------
+        dict[str, int]
+            Status -> number of rows, every status present.
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> report.counts()
+        {'passed': 1, 'failed': 1, 'not applicable': 0, 'crashed': 0}
+        """
         return {status: sum(r.status == status for r in self.results) for status in STATUSES}
 
     def __str__(self) -> str:
@@ -85,15 +152,64 @@ class Report:
             lines.append(f"  {r.name.ljust(width)}  {status.ljust(14)}  {r.detail}".rstrip())
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready description (what ``python -m dlarray check --json`` writes)."""
+    def to_dict(self) -> dict[str, str | list[dict[str, str]]]:
+        """A JSON-ready description (what ``python -m dlarray check --json`` writes).
+
+        Returns
+        -------
+        dict[str, str | list[dict[str, str]]]
+            ``{"subject": ..., "results": [{"name": ..., "status": ..., "detail": ...}, ...]}``.
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> report.to_dict()["results"][0]
+        {'name': 'a', 'status': 'passed', 'detail': ''}
+        """
         return {"subject": self.subject, "results": [asdict(r) for r in self.results]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Report:
-        """The inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: dict[str, str | list[dict[str, str]]]) -> Report:
+        """The inverse of `to_dict`.
+
+        Parameters
+        ----------
+        data
+            A description as `to_dict` returns it (or as read back from its JSON).
+
+        Returns
+        -------
+        Report
+
+        Examples
+        --------
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> Report.from_dict(report.to_dict()) == report
+        True
+        """
         return cls(data["subject"], [CheckResult(**row) for row in data["results"]])
 
     def to_json(self) -> str:
-        """:meth:`to_dict` as JSON text."""
+        """`to_dict` as JSON text.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import json
+        >>> from dlarray.testing import Report
+        >>> report = Report("demo")
+        >>> report.add("a", "passed")
+        >>> report.add("b", "failed", "why")
+        >>> json.loads(report.to_json())["subject"]
+        'demo'
+        """
         return json.dumps(self.to_dict(), indent=1)
