@@ -725,7 +725,12 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None 
 
 
 def full_like(
-    x: Array, /, fill_value: bool | int | float | complex, *, dtype: DType | None = None, device: Device | None = None
+    x: Array,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DType | None = None,
+    device: Device | None = None,
 ) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), every element ``fill_value``.
 

@@ -62,7 +62,9 @@ class Device:
     id: int
     backend: Any  # the dlarray._backend.Backend that serves this kind of device (set by it)
 
-    def __new__(cls, type: str | DLDeviceType | int, id: int | None = None) -> Device:  # noqa: A002 - DLPack's names
+    def __new__(
+        cls, type: str | DLDeviceType | int, id: int | None = None  # noqa: A002 - DLPack's names
+    ) -> Device:
         """The device of a name or of a DLPack ``(device_type, device_id)`` pair.
 
         ``Device("cuda:1")``, ``Device("cpu")``, ``Device(DLDeviceType.CUDA, 1)``. Making a device does

@@ -159,7 +159,12 @@ class Info:
             "indexing": int64,
         }
 
-    def dtypes(self, *, device: Device | None = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+    def dtypes(
+        self,
+        *,
+        device: Device | None = None,
+        kind: str | tuple[str, ...] | None = None,
+    ) -> dict[str, DType]:
         """The Array API dtypes supported on ``device``, optionally only those of ``kind``.
 
         Parameters

@@ -191,7 +191,8 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     TypeError
         An element of ``arrays`` is not an Array.
     ValueError
-        No arrays; shapes that differ off ``axis``; arrays on different devices; an axis out of range (``AxisError``, also an `IndexError`).
+        No arrays; shapes that differ off ``axis``; arrays on different devices; an axis out of
+        range (``AxisError``, also an `IndexError`).
 
     Examples
     --------
@@ -246,7 +247,8 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     TypeError
         An element of ``arrays`` is not an Array.
     ValueError
-        No arrays; arrays of different shapes or devices; an axis out of range (``AxisError``, also an `IndexError`).
+        No arrays; arrays of different shapes or devices; an axis out of range (``AxisError``, also
+        an `IndexError`).
 
     Examples
     --------
@@ -430,7 +432,8 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     TypeError
         ``x`` is not an Array.
     ValueError
-        Repeated axes; ``source`` and ``destination`` of different lengths; an axis out of range (``AxisError``, also an `IndexError`).
+        Repeated axes; ``source`` and ``destination`` of different lengths; an axis out of range
+        (``AxisError``, also an `IndexError`).
 
     Examples
     --------
@@ -592,7 +595,8 @@ def roll(
     TypeError
         ``x`` is not an Array.
     ValueError
-        A tuple ``shift`` without a tuple ``axis`` of its length; an axis out of range (``AxisError``, also an `IndexError`).
+        A tuple ``shift`` without a tuple ``axis`` of its length; an axis out of range
+        (``AxisError``, also an `IndexError`).
 
     Examples
     --------
@@ -639,7 +643,8 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     TypeError
         ``x`` is not an Array; ``repeats`` is neither an int nor an integer Array.
     ValueError
-        A negative count; ``repeats`` of the wrong length; an axis out of range (``AxisError``, also an `IndexError`).
+        A negative count; ``repeats`` of the wrong length; an axis out of range (``AxisError``, also
+        an `IndexError`).
 
     Examples
     --------

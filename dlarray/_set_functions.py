@@ -93,8 +93,9 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     Examples
     --------
     >>> import dlarray as xp
-    >>> xp.unique_counts(xp.asarray([5, 7, 5, 5]))
-    UniqueCountsResult(values=Array([5, 7], dtype=int64, device=cpu), counts=Array([3, 1], dtype=int64, device=cpu))
+    >>> values, counts = xp.unique_counts(xp.asarray([5, 7, 5, 5]))
+    >>> values, counts
+    (Array([5, 7], dtype=int64, device=cpu), Array([3, 1], dtype=int64, device=cpu))
     """
     xp, flat = _flat(x, "unique_counts")
     values, counts = xp.unique(flat, return_counts=True, equal_nan=False)
@@ -155,8 +156,8 @@ def unique_all(x: Array, /) -> UniqueAllResult:
     --------
     >>> import dlarray as xp
     >>> result = xp.unique_all(xp.asarray([5, 7, 5]))
-    >>> result.values, result.indices, result.counts
-    (Array([5, 7], dtype=int64, device=cpu), Array([0, 1], dtype=int64, device=cpu), Array([2, 1], dtype=int64, device=cpu))
+    >>> result.indices, result.counts
+    (Array([0, 1], dtype=int64, device=cpu), Array([2, 1], dtype=int64, device=cpu))
     """
     xp, flat = _flat(x, "unique_all")
     values, first, inverse, counts = xp.unique(

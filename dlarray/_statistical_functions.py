@@ -106,7 +106,14 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | N
 # ---------------------------------------------------------------- reductions
 
 
-def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
+def sum(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: DType | None = None,
+    keepdims: bool = False,
+) -> Array:
     """Sum of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -143,7 +150,14 @@ def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType 
     return _reduction(x, axis, keepdims, "sum", dtype)
 
 
-def prod(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
+def prod(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: DType | None = None,
+    keepdims: bool = False,
+) -> Array:
     """Product of the elements along ``axis`` (all of them by default).
 
     Parameters
@@ -293,7 +307,14 @@ def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bo
     return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
 
 
-def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+def var(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float = 0.0,
+    keepdims: bool = False,
+) -> Array:
     """Variance along ``axis``, dividing by ``M - correction``.
 
     Parameters
@@ -329,7 +350,14 @@ def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: f
     return _spread(x, axis, correction, keepdims, "var")
 
 
-def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+def std(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float = 0.0,
+    keepdims: bool = False,
+) -> Array:
     """Standard deviation along ``axis``, the square root of :func:`var`.
 
     Parameters
@@ -410,7 +438,8 @@ def cumulative_sum(
     TypeError
         ``x`` is not an Array, or of a stored-only dtype.
     ValueError
-        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``, also an `IndexError`).
+        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``,
+        also an `IndexError`).
 
     Examples
     --------
@@ -447,7 +476,8 @@ def cumulative_prod(
     TypeError
         ``x`` is not an Array, or of a stored-only dtype.
     ValueError
-        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``, also an `IndexError`).
+        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``,
+        also an `IndexError`).
 
     Examples
     --------
@@ -459,7 +489,14 @@ def cumulative_prod(
     return _cumulative(x, axis, dtype, include_initial, "cumulative_prod", 1)
 
 
-def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, name: str, identity: int) -> Array:
+def _cumulative(
+    x: Array,
+    axis: int | None,
+    dtype: Any,
+    include_initial: bool,
+    name: str,
+    identity: int,
+) -> Array:
     native = backend_array(x, name)
     if native.ndim == 0:
         # unspecified by the standard; like numpy, a 0-d array accumulates as a 1-element vector

@@ -109,7 +109,14 @@ def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool =
 
 
 # --------------------------------------------------------------------------------- transforms
-def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def fft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """One-dimensional discrete Fourier transform.
 
     Parameters
@@ -144,7 +151,14 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["bac
     return _one_dimensional(x, n, axis, norm, "fft")
 
 
-def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def ifft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """One-dimensional inverse discrete Fourier transform.
 
     Parameters
@@ -199,7 +213,8 @@ def fftn(
     axes
         The transformed axes. ``None``: all of them.
     norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with ``n = prod(s)``.
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with
+        ``n = prod(s)``.
 
     Returns
     -------
@@ -243,7 +258,8 @@ def ifftn(
     axes
         The transformed axes. ``None``: all of them.
     norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with ``n = prod(s)``.
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with
+        ``n = prod(s)``.
 
     Returns
     -------
@@ -267,7 +283,14 @@ def ifftn(
     return _n_dimensional(x, s, axes, norm, "ifftn")
 
 
-def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def rfft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """One-dimensional discrete Fourier transform of real input.
 
     Parameters
@@ -303,7 +326,14 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["ba
     return _one_dimensional(x, n, axis, norm, "rfft", real=True)
 
 
-def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def irfft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """Inverse of `rfft`: a real signal from its non-negative frequency terms.
 
     Parameters
@@ -358,7 +388,8 @@ def rfftn(
     axes
         The transformed axes. ``None``: all of them.
     norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with ``n = prod(s)``.
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with
+        ``n = prod(s)``.
 
     Returns
     -------
@@ -401,7 +432,8 @@ def irfftn(
     axes
         The transformed axes. ``None``: all of them.
     norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with ``n = prod(s)``.
+        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with
+        ``n = prod(s)``.
 
     Returns
     -------
@@ -425,7 +457,14 @@ def irfftn(
     return _n_dimensional(x, s, axes, norm, "irfftn")
 
 
-def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def hfft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
 
     Parameters
@@ -460,7 +499,14 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["ba
     return _one_dimensional(x, n, axis, norm, "hfft")
 
 
-def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+def ihfft(
+    x: Array,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> Array:
     """Inverse of `hfft` for real input.
 
     Parameters

@@ -157,7 +157,8 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     TypeError
         ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
     ValueError
-        ``x`` is not of shape ``(..., M, M)``; a matrix is not positive definite (numpy's ``LinAlgError``, a `ValueError`).
+        ``x`` is not of shape ``(..., M, M)``; a matrix is not positive definite (numpy's
+        ``LinAlgError``, a `ValueError`).
 
     Examples
     --------
@@ -448,7 +449,8 @@ def inv(x: Array, /) -> Array:
     TypeError
         ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
     ValueError
-        ``x`` is not of shape ``(..., M, M)``; the matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
+        ``x`` is not of shape ``(..., M, M)``; the matrix is singular (numpy's ``LinAlgError``, a
+        `ValueError`).
 
     Examples
     --------
@@ -743,7 +745,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
     TypeError
         An operand that is not an Array, or of a stored-only dtype.
     ValueError
-        Shapes that do not match; arrays on different devices; the matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
+        Shapes that do not match; arrays on different devices; the matrix is singular (numpy's
+        ``LinAlgError``, a `ValueError`).
 
     Examples
     --------
