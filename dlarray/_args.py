@@ -41,7 +41,8 @@ def backend_array(x: Any, name: str) -> Any:
     """
     if type(x) is not Array:
         raise TypeError(f"{name}() expects an Array, got {type(x).__name__}")
-    return x._as_native()
+    native = x._native  # the cached view read directly: every reduction and linalg call comes here
+    return x._as_native() if native is None else native
 
 
 def xp_of(x: Array) -> Any:
@@ -181,4 +182,6 @@ def backend_arrays(x1: Any, x2: Any, name: str) -> tuple[Any, Any]:
         raise TypeError(f"{name}() takes two Arrays, got {type(x1).__name__} and {type(x2).__name__}")
     if x1._device is not x2._device:
         raise ValueError(devices_differ(x1._device, x2._device, f"{name}(): arrays"))
-    return x1._as_native(), x2._as_native()
+    a = x1._native  # the cached views read directly (matmul, vecdot, ... on small arrays)
+    b = x2._native
+    return (x1._as_native() if a is None else a), (x2._as_native() if b is None else b)

@@ -32,7 +32,7 @@ from ._dlpack import (
     contiguous_strides,
     retarget_capsule,
 )
-from ._backend import PLACEMENT_BY_NATIVE_TYPE as _PLACEMENT_BY_NATIVE_TYPE, BackendUnavailable, backend_of_native, host_view, opaque_host_view
+from ._backend import NEW_MEMORY_PLACEMENT, BackendUnavailable, host_view, opaque_host_view, placed_result
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
@@ -43,7 +43,6 @@ _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
-_HOST = CPU.backend
 _asarray = np.asarray
 
 
@@ -826,21 +825,23 @@ def _new(
     return self
 
 
+# Bound once: a method call on a name bound by an import compiles to a slower attribute load and
+# call in CPython 3.11 (no LOAD_METHOD), and wrap runs for every result.
+_placement_of_new_memory = NEW_MEMORY_PLACEMENT.get
+
+
 def wrap(native: Any) -> Array:
     """An Array that owns a backend result (a numpy array or scalar, or a cupy array).
 
     Its backend says where the result lives (a view of pinned host memory stays on that device,
     new memory is the CPU's; cupy results are on their GPU, ordered on cupy's current stream).
     """
-    place = _PLACEMENT_BY_NATIVE_TYPE.get(type(native))
-    if place is None:
-        backend = backend_of_native(native)
-        if backend is None:  # numpy scalars (ufuncs give them for 0-d inputs), Python numbers
-            native = _asarray(native)
-            backend = _HOST
-        place = backend.placement
     self = _new_array(Array)
-    self._device, self._stream = place(native)
+    # most results own new host memory: its placement is a constant of the backend, no call
+    placed = _placement_of_new_memory(type(native))
+    if placed is None or native.base is not None:
+        native, placed = placed_result(native)
+    self._device, self._stream = placed
     # the hot-path twin of _new (every result of every function comes through here; a call to
     # _new costs as much as the rest of wrap): the same slots, the metadata read when asked for.
     # tests/test_backends.py checks that both set every slot.

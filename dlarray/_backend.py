@@ -481,6 +481,10 @@ def backend_for(device: Device) -> Backend:
 BY_NATIVE_TYPE: dict[type, Backend] = {np.ndarray: HOST}
 #: ``backend.placement`` by native array type, bound once (wrap runs for every result).
 PLACEMENT_BY_NATIVE_TYPE: dict[type, Any] = {np.ndarray: HOST.placement}
+#: ``(device, stream)`` of a native array that owns new memory (``base`` None), for the native types
+#: whose new memory always has one place: what ``placement`` returns for them, without the call
+#: (cupy's is absent: new cupy memory is ordered on the current stream, which changes).
+NEW_MEMORY_PLACEMENT: dict[type, tuple[Device, int]] = {np.ndarray: _ON_CPU}
 
 
 def backend_of_native(native: Any) -> Backend | None:
@@ -500,3 +504,30 @@ def backend_of_native(native: Any) -> Backend | None:
             BY_NATIVE_TYPE[type(native)] = found = CUDA
             PLACEMENT_BY_NATIVE_TYPE[type(native)] = CUDA.placement
     return found
+
+
+def placed_result(native: Any) -> tuple[Any, tuple[Device, int]]:
+    """``(array, (device, stream))`` of a backend result: the native array and where it lives.
+
+    A numpy scalar or Python number (numpy's ufuncs give scalars for 0-d inputs) becomes a new 0-d
+    host array. The general path of ``wrap``, which places new host memory itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._backend import placed_result
+    >>> array, (device, stream) = placed_result(np.float64(1.5))
+    >>> array.shape, str(device)
+    ((), 'cpu')
+    """
+    place = PLACEMENT_BY_NATIVE_TYPE.get(type(native))
+    if place is None:
+        if isinstance(native, np.generic):
+            native = np.asarray(native)
+            return native, _ON_CPU
+        backend = backend_of_native(native)
+        if backend is None:  # a Python number
+            native = np.asarray(native)
+            return native, _ON_CPU
+        place = backend.placement
+    return native, place(native)

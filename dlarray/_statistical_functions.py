@@ -87,16 +87,18 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | N
     max and min refuse an empty reduction, which has no identity.
     """
     native = backend_array(x, name)
-    axes = reduction_axes(axis, x.ndim)
+    # axis=None (the common call) is the backend's flat reduction over every axis, with nothing
+    # to normalise
+    axes = None if axis is None else reduction_axes(axis, native.ndim)
     accumulating = name == "sum" or name == "prod"
     if accumulating:
         dtype = _accumulation_dtype(x, dtype, name)
     elif name == "max" or name == "min":
-        shape = x.shape
-        if any(shape[a] == 0 for a in axes):
+        shape = native.shape
+        if any(shape[a] == 0 for a in axes) if axes is not None else 0 in shape:
             raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
     # all, any: the logical reductions take any input and give bool
-    backend_axis = axis_argument(axes, native.ndim)
+    backend_axis = None if axes is None else axis_argument(axes, native.ndim)
     reduce = x._device.backend.reduce
     if accumulating:
         return wrap(reduce(name, native, backend_axis, keepdims, dtype))
