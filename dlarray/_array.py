@@ -191,7 +191,7 @@ class Array:
         """Whether a backend can compute with this array (device has one, dtype is known to it)."""
         if self._dtype.numpy_dtype is None:
             return False
-        if self._device is CPU:
+        if self._native is not None:
             return True
         try:
             self._as_native()
@@ -317,7 +317,7 @@ class Array:
                 and (copy is None or copy is False) and type(max_version) is tuple and len(max_version) == 2
                 and type(max_version[0]) is int and type(max_version[1]) is int
                 and max_version[0] >= 1 and max_version[1] >= 0
-                and self._device is CPU and self._dtype.numpy_dtype is not None):
+                and self._device.backend.exports_natively and self._dtype.numpy_dtype is not None):
             # The common export, of an array numpy describes exactly, with arguments the checks
             # below accept (what _export does for it): numpy's C producer carries the read-only
             # flag of the view itself.
@@ -367,10 +367,11 @@ class Array:
         core rewrites dtype, device and data fields afterwards. The capsule's deleter and destructor
         are numpy's (C code, safe at any time); the view's ``base`` keeps this array's owner alive.
         """
-        # numpy describes a CPU array of its own dtypes exactly; anything else gets retargeted
-        exact = self._device is CPU and self._dtype.numpy_dtype is not None
+        # numpy describes a CPU array of its own dtypes exactly (the host backend exports natively);
+        # anything else gets retargeted
+        exact = self._device.backend.exports_natively and self._dtype.numpy_dtype is not None
         if exact:
-            view = self._as_native()  # a CPU array's native is numpy's
+            view = self._as_native()  # the host backend's native is numpy's
         else:
             self._ensure_metadata()
             view = opaque_host_view(self)
@@ -727,9 +728,10 @@ class Array:
         (bfloat16, float8...) are indexed too: views by metadata, selections through their bytes.
         """
         native = self._native
-        if native is not None and type(key) is slice and self._device is CPU:
-            # The commonest index, inline: a slice of a numpy-backed array is a numpy view, on
-            # this array's device (pinned host memory stays pinned), owned through its base.
+        if native is not None and type(key) is slice:
+            # The commonest index, inline: a slice of the backend array is a view of it (numpy's
+            # or cupy's), on this array's device and stream (pinned memory stays pinned), owned
+            # through its base.
             # built inline like wrap's results (a call to _new would cost a sixth of the slice);
             # tests/test_backends.py checks that every slot is set
             view = _new_array(Array)

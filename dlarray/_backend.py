@@ -153,11 +153,15 @@ class Backend:
         Whether the data is ordered on CUDA streams that consumers must wait for.
     cuda_streams : bool
         Whether stream arguments take CUDA's values (CUDA, managed and pinned memory).
+    exports_natively : bool
+        Whether the native array's own ``__dlpack__`` describes an array of this backend exactly,
+        device included (numpy's for CPU memory; not for pinned memory, which numpy calls CPU).
     """
 
     name = "none"
     computes = False
     host_native = False
+    exports_natively = False
     orders_streams = False
     cuda_streams = False
 
@@ -234,6 +238,7 @@ class HostBackend(Backend):
         # pinned CUDA memory takes CUDA's stream values (checked; nothing to order: numpy's work
         # on it is synchronous)
         self._cuda_stream_rules = self.cuda_streams = cuda_stream_rules
+        self.exports_natively = not cuda_stream_rules  # numpy's producer says "CPU"
 
     def view(self, array: Array) -> np.ndarray:
         return host_view(array)
