@@ -317,7 +317,8 @@ class Array:
                 and (copy is None or copy is False) and type(max_version) is tuple and len(max_version) == 2
                 and type(max_version[0]) is int and type(max_version[1]) is int
                 and max_version[0] >= 1 and max_version[1] >= 0
-                and self._device.backend.exports_natively and self._dtype.numpy_dtype is not None):
+                and self._device is self._device.backend.native_export_device
+                and self._dtype.numpy_dtype is not None):
             # The common export, of an array numpy describes exactly, with arguments the checks
             # below accept (what _export does for it): numpy's C producer carries the read-only
             # flag of the view itself.
@@ -367,9 +368,10 @@ class Array:
         core rewrites dtype, device and data fields afterwards. The capsule's deleter and destructor
         are numpy's (C code, safe at any time); the view's ``base`` keeps this array's owner alive.
         """
-        # numpy describes a CPU array of its own dtypes exactly (the host backend exports natively);
+        # numpy describes a CPU array of its own dtypes exactly (the device its producer names);
         # anything else gets retargeted
-        exact = self._device.backend.exports_natively and self._dtype.numpy_dtype is not None
+        device = self._device
+        exact = device is device.backend.native_export_device and self._dtype.numpy_dtype is not None
         if exact:
             view = self._as_native()  # the host backend's native is numpy's
         else:

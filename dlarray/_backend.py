@@ -153,15 +153,16 @@ class Backend:
         Whether the data is ordered on CUDA streams that consumers must wait for.
     cuda_streams : bool
         Whether stream arguments take CUDA's values (CUDA, managed and pinned memory).
-    exports_natively : bool
-        Whether the native array's own ``__dlpack__`` describes an array of this backend exactly,
-        device included (numpy's for CPU memory; not for pinned memory, which numpy calls CPU).
+    native_export_device : Device | None
+        The device the native array's own ``__dlpack__`` names (numpy's: the CPU): an array on it
+        is described exactly by its native's producer (pinned or ROCm host memory is not: numpy
+        would call it CPU memory).
     """
 
     name = "none"
     computes = False
     host_native = False
-    exports_natively = False
+    native_export_device: Device | None = None
     orders_streams = False
     cuda_streams = False
 
@@ -238,7 +239,7 @@ class HostBackend(Backend):
         # pinned CUDA memory takes CUDA's stream values (checked; nothing to order: numpy's work
         # on it is synchronous)
         self._cuda_stream_rules = self.cuda_streams = cuda_stream_rules
-        self.exports_natively = not cuda_stream_rules  # numpy's producer says "CPU"
+        self.native_export_device = CPU  # numpy's producer says "CPU" for any host memory
 
     def view(self, array: Array) -> np.ndarray:
         return host_view(array)
