@@ -250,16 +250,18 @@ def cpu_model() -> str | None:
 
 
 def source_commit() -> str | None:
-    """The git commit of the code measured (``+dirty`` with uncommitted changes), or None outside git."""
+    """The last commit that changed dlarray/ (what was measured; unchanged by rebases of other files),
+    ``+dirty`` when dlarray's sources differ from it; None outside a git checkout. The conformance and
+    stress result files name their commit the same way."""
     root = Path(__file__).resolve().parent.parent
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10,
-                              check=False)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+        head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%H", "--", "dlarray"],
+                              capture_output=True, text=True, timeout=30, check=False)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "dlarray"],
                                capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    if head.returncode != 0:
+    if head.returncode != 0 or not head.stdout.strip():
         return None
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
