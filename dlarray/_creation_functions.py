@@ -51,6 +51,8 @@ _DLPACK_VERSION = DLPACK_VERSION
 def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """Import any DLPack producer (or a bare DLPack capsule) as an Array, zero-copy.
 
+    Standard: [`from_dlpack`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.from_dlpack.html).
+
     Parameters
     ----------
     x
@@ -194,6 +196,8 @@ def asarray(
     copy: bool | None = None,
 ) -> Array:
     """Convert ``obj`` to an Array, zero-copy wherever the source allows it.
+
+    Standard: [`asarray`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asarray.html).
 
     Parameters
     ----------
@@ -447,6 +451,8 @@ def _new(
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` whose elements are not initialised.
 
+    Standard: [`empty`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty.html).
+
     Parameters
     ----------
     shape
@@ -481,6 +487,8 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: D
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with zeros.
+
+    Standard: [`zeros`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros.html).
 
     Parameters
     ----------
@@ -518,6 +526,8 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: D
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with ones (``1 + 0j`` for complex dtypes).
+
+    Standard: [`ones`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html).
 
     Parameters
     ----------
@@ -585,6 +595,8 @@ def full(
 ) -> Array:
     """A new array of ``shape`` with every element ``fill_value``.
 
+    Standard: [`full`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full.html).
+
     Parameters
     ----------
     shape
@@ -628,6 +640,8 @@ def full(
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), not initialised.
 
+    Standard: [`empty_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty_like.html).
+
     Parameters
     ----------
     x
@@ -661,6 +675,8 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given) filled with zeros.
 
+    Standard: [`zeros_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros_like.html).
+
     Parameters
     ----------
     x
@@ -693,6 +709,8 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given) filled with ones.
+
+    Standard: [`ones_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones_like.html).
 
     Parameters
     ----------
@@ -733,6 +751,8 @@ def full_like(
     device: Device | None = None,
 ) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), every element ``fill_value``.
+
+    Standard: [`full_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full_like.html).
 
     Parameters
     ----------
@@ -778,6 +798,8 @@ def eye(
     device: Device | None = None,
 ) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Standard: [`eye`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.eye.html).
 
     Parameters
     ----------
@@ -845,6 +867,8 @@ def arange(
     device: Device | None = None,
 ) -> Array:
     """Evenly spaced values in the half-open interval ``[start, stop)``.
+
+    Standard: [`arange`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html).
 
     Parameters
     ----------
@@ -951,6 +975,8 @@ def linspace(
 ) -> Array:
     """``num`` evenly spaced numbers from ``start`` to ``stop``.
 
+    Standard: [`linspace`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linspace.html).
+
     Parameters
     ----------
     start
@@ -1007,6 +1033,8 @@ def linspace(
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from coordinate vectors.
+
+    Standard: [`meshgrid`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.meshgrid.html).
 
     Parameters
     ----------
@@ -1073,6 +1101,8 @@ def _triangle(x: Array, k: int, lower: bool) -> Array:
 def tril(x: Array, /, *, k: int = 0) -> Array:
     """The lower triangle of a matrix (or of each in a stack): elements above diagonal ``k`` zeroed.
 
+    Standard: [`tril`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tril.html).
+
     Parameters
     ----------
     x
@@ -1105,6 +1135,8 @@ def tril(x: Array, /, *, k: int = 0) -> Array:
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """The upper triangle of a matrix (or of each in a stack): elements below diagonal ``k`` zeroed.
+
+    Standard: [`triu`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.triu.html).
 
     Parameters
     ----------

@@ -132,6 +132,8 @@ def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType
 def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     """The dtype that results from applying the type promotion rules to the arguments.
 
+    Standard: [`result_type`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.result_type.html).
+
     Parameters
     ----------
     *arrays_and_dtypes
@@ -190,6 +192,8 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
     standard's table says, across kinds as numpy's (so ``int8`` -> ``float32`` is True,
     ``float64`` -> ``int64`` and ``complex64`` -> ``float32`` are False).
 
+    Standard: [`can_cast`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.can_cast.html).
+
     Parameters
     ----------
     from_
@@ -234,6 +238,8 @@ def _dtype_argument(value: Any, name: str) -> DType:
 # ---------------------------------------------------------------------------------- astype
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Copy an array to another dtype, irrespective of the type promotion rules.
+
+    Standard: [`astype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.astype.html).
 
     Parameters
     ----------
@@ -377,6 +383,8 @@ def _type_argument(type_: Any, function: str) -> DType:
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Machine limits of a floating-point dtype (a complex dtype: of its components).
 
+    Standard: [`finfo`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.finfo.html).
+
     Parameters
     ----------
     type
@@ -418,6 +426,8 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Machine limits of an integer dtype.
 
+    Standard: [`iinfo`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.iinfo.html).
+
     Parameters
     ----------
     type
@@ -449,6 +459,8 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
 # ---------------------------------------------------------------------------------- kinds
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """Whether ``dtype`` is ``kind`` (a dtype) or belongs to it (a kind name), or to any of a tuple.
+
+    Standard: [`isdtype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isdtype.html).
 
     Parameters
     ----------

@@ -27,6 +27,8 @@ def _indices(indices: Any, x: Array, name: str) -> Any:
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` along ``axis``.
 
+    Standard: [`take`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html).
+
     Parameters
     ----------
     x
@@ -72,6 +74,8 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """Elements of ``x`` at the per-position ``indices`` along ``axis`` (e.g. from argsort).
+
+    Standard: [`take_along_axis`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html).
 
     Parameters
     ----------

@@ -78,6 +78,8 @@ class Info:
     def capabilities(self) -> dict[str, bool | int]:
         """What the namespace supports: boolean indexing, data-dependent shapes, max dimensions.
 
+        Standard: [`capabilities`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.capabilities.html).
+
         Returns
         -------
         dict[str, bool | int]
@@ -97,6 +99,8 @@ class Info:
         The CPU, unless the ``DLARRAY_DEFAULT_DEVICE`` environment variable named another device
         (e.g. ``cuda:0``) when dlarray was imported.
 
+        Standard: [`default_device`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.default_device.html).
+
         Returns
         -------
         Device
@@ -112,6 +116,8 @@ class Info:
     def devices(self) -> tuple[Device, ...]:
         """The devices arrays can be created on: the CPU first, then each CUDA device cupy finds.
 
+        Standard: [`devices`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.devices.html).
+
         Returns
         -------
         tuple[Device, ...]
@@ -126,6 +132,8 @@ class Info:
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The default dtype of each kind (the same on every device).
+
+        Standard: [`default_dtypes`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.default_dtypes.html).
 
         Parameters
         ----------
@@ -166,6 +174,8 @@ class Info:
         kind: str | tuple[str, ...] | None = None,
     ) -> dict[str, DType]:
         """The Array API dtypes supported on ``device``, optionally only those of ``kind``.
+
+        Standard: [`dtypes`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.dtypes.html).
 
         Parameters
         ----------
@@ -212,6 +222,8 @@ _INFO = Info()
 
 def __array_namespace_info__() -> Info:
     """The inspection object of the namespace: ``capabilities()``, ``devices()``, ``dtypes()``...
+
+    Standard: [`__array_namespace_info__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.__array_namespace_info__.html).
 
     Returns
     -------

@@ -42,6 +42,8 @@ def vector_axis(axis: Any, ndim1: int, ndim2: int, name: str) -> int:
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product (``x1 @ x2``), broadcasting over leading dimensions.
 
+    Standard: [`matmul`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html).
+
     Parameters
     ----------
     x1
@@ -81,6 +83,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
 def matrix_transpose(x: Array, /) -> Array:
     """Transpose of a matrix or of each matrix in a stack (the last two dimensions swapped).
+
+    Standard: [`matrix_transpose`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matrix_transpose.html).
 
     Parameters
     ----------
@@ -162,6 +166,8 @@ def tensordot(
 ) -> Array:
     """Tensor contraction of ``x1`` and ``x2`` over the given axes.
 
+    Standard: [`tensordot`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html).
+
     Parameters
     ----------
     x1
@@ -207,6 +213,8 @@ def tensordot(
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of the vectors along ``axis``, conjugating ``x1``: ``sum(conj(x1) * x2)``.
+
+    Standard: [`vecdot`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html).
 
     Parameters
     ----------

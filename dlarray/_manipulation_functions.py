@@ -64,6 +64,8 @@ def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Cal
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that arrays of ``shapes`` broadcast to together.
 
+    Standard: [`broadcast_shapes`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_shapes.html).
+
     Parameters
     ----------
     *shapes
@@ -102,6 +104,8 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-only view of ``x`` broadcast to ``shape``.
 
+    Standard: [`broadcast_to`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html).
+
     Parameters
     ----------
     x
@@ -138,6 +142,8 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Broadcast arrays against each other.
 
+    Standard: [`broadcast_arrays`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html).
+
     Parameters
     ----------
     *arrays
@@ -173,6 +179,8 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 # ---------------------------------------------------------------------------------- joining
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing axis.
+
+    Standard: [`concat`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html).
 
     Parameters
     ----------
@@ -230,6 +238,8 @@ def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
     """Join arrays of one shape along a new axis.
 
+    Standard: [`stack`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html).
+
     Parameters
     ----------
     arrays
@@ -270,6 +280,8 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """Split an array into views along an axis.
 
+    Standard: [`unstack`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html).
+
     Parameters
     ----------
     x
@@ -305,6 +317,8 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
 # ---------------------------------------------------------------------------------- axes
 def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` with a new axis of size one at each position of ``axis``.
+
+    Standard: [`expand_dims`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expand_dims.html).
 
     Parameters
     ----------
@@ -344,6 +358,8 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the given axes, which must have size one.
 
+    Standard: [`squeeze`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.squeeze.html).
+
     Parameters
     ----------
     x
@@ -380,6 +396,8 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its axes permuted.
 
+    Standard: [`permute_dims`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.permute_dims.html).
+
     Parameters
     ----------
     x
@@ -413,6 +431,8 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     """A view of ``x`` with axes moved to new positions, the others keeping their order.
+
+    Standard: [`moveaxis`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html).
 
     Parameters
     ----------
@@ -456,6 +476,8 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis``.
 
+    Standard: [`flip`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.flip.html).
+
     Parameters
     ----------
     x
@@ -493,6 +515,8 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
 # ---------------------------------------------------------------------------------- reshaping
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """``x``'s elements (in C order) with another shape.
+
+    Standard: [`reshape`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reshape.html).
 
     Parameters
     ----------
@@ -575,6 +599,8 @@ def roll(
 ) -> Array:
     """Shift elements along axes, those leaving at one end re-entering at the other.
 
+    Standard: [`roll`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html).
+
     Parameters
     ----------
     x
@@ -622,6 +648,8 @@ def roll(
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element of an array.
+
+    Standard: [`repeat`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html).
 
     Parameters
     ----------
@@ -672,6 +700,8 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """An array made of copies of ``x``, ``repetitions[i]`` along axis ``i``.
+
+    Standard: [`tile`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html).
 
     Parameters
     ----------

@@ -21,6 +21,8 @@ _SCALARS = (bool, int, float, complex)
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the largest element along ``axis`` (of the flattened array for ``None``).
 
+    Standard: [`argmax`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html).
+
     Parameters
     ----------
     x
@@ -54,6 +56,8 @@ def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
 
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the smallest element along ``axis`` (of the flattened array for ``None``).
+
+    Standard: [`argmin`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html).
 
     Parameters
     ----------
@@ -100,6 +104,8 @@ def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Arra
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Number of non-zero elements along ``axis`` (all of them by default).
 
+    Standard: [`count_nonzero`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html).
+
     Parameters
     ----------
     x
@@ -135,6 +141,8 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per dimension, in row-major order.
+
+    Standard: [`nonzero`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nonzero.html).
 
     Parameters
     ----------
@@ -176,6 +184,8 @@ def searchsorted(
     sorter: Array | None = None,
 ) -> Array:
     """Indices at which to insert ``x2`` into the sorted ``x1`` so that it stays sorted.
+
+    Standard: [`searchsorted`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html).
 
     Parameters
     ----------
@@ -237,6 +247,8 @@ def searchsorted(
 
 def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | complex, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (all broadcast).
+
+    Standard: [`where`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html).
 
     Parameters
     ----------

@@ -47,6 +47,8 @@ def _flat(x: Array, name: str) -> tuple[Any, Any]:
 def unique_values(x: Array, /) -> Array:
     """The distinct elements of ``x`` (flattened), sorted.
 
+    Standard: [`unique_values`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html).
+
     Parameters
     ----------
     x
@@ -74,6 +76,8 @@ def unique_values(x: Array, /) -> Array:
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """The distinct elements of ``x`` (flattened) and how often each occurs.
+
+    Standard: [`unique_counts`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_counts.html).
 
     Parameters
     ----------
@@ -105,6 +109,8 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """The distinct elements of ``x`` and the indices into them that rebuild ``x``.
 
+    Standard: [`unique_inverse`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_inverse.html).
+
     Parameters
     ----------
     x
@@ -135,6 +141,8 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 
 def unique_all(x: Array, /) -> UniqueAllResult:
     """The distinct elements of ``x``, their first indices, the inverse indices and the counts.
+
+    Standard: [`unique_all`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_all.html).
 
     Parameters
     ----------
@@ -170,6 +178,8 @@ def unique_all(x: Array, /) -> UniqueAllResult:
 
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` occurs in ``x2`` (by value equality).
+
+    Standard: [`isin`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html).
 
     Parameters
     ----------

@@ -21,6 +21,8 @@ _EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis``.
 
+    Standard: [`argsort`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html).
+
     Parameters
     ----------
     x
@@ -63,6 +65,8 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis``.
+
+    Standard: [`sort`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html).
 
     Parameters
     ----------

@@ -118,6 +118,8 @@ def sum(
 ) -> Array:
     """Sum of the elements along ``axis`` (all of them by default).
 
+    Standard: [`sum`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html).
+
     Parameters
     ----------
     x
@@ -162,6 +164,8 @@ def prod(
 ) -> Array:
     """Product of the elements along ``axis`` (all of them by default).
 
+    Standard: [`prod`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html).
+
     Parameters
     ----------
     x
@@ -196,6 +200,8 @@ def prod(
 
 def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Largest element along ``axis`` (NaNs propagate).
+
+    Standard: [`max`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html).
 
     Parameters
     ----------
@@ -232,6 +238,8 @@ def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
 def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Smallest element along ``axis`` (NaNs propagate).
 
+    Standard: [`min`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html).
+
     Parameters
     ----------
     x
@@ -264,6 +272,8 @@ def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
 
 def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean along ``axis`` (all elements by default).
+
+    Standard: [`mean`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html).
 
     Parameters
     ----------
@@ -319,6 +329,8 @@ def var(
 ) -> Array:
     """Variance along ``axis``, dividing by ``M - correction``.
 
+    Standard: [`var`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html).
+
     Parameters
     ----------
     x
@@ -361,6 +373,8 @@ def std(
     keepdims: bool = False,
 ) -> Array:
     """Standard deviation along ``axis``, the square root of :func:`var`.
+
+    Standard: [`std`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html).
 
     Parameters
     ----------
@@ -419,6 +433,8 @@ def cumulative_sum(
 ) -> Array:
     """Running sum along ``axis``.
 
+    Standard: [`cumulative_sum`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html).
+
     Parameters
     ----------
     x
@@ -456,6 +472,8 @@ def cumulative_prod(
     x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
 ) -> Array:
     """Running product along ``axis``.
+
+    Standard: [`cumulative_prod`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html).
 
     Parameters
     ----------

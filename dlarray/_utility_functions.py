@@ -15,6 +15,8 @@ __all__ = ["all", "any", "diff"]
 def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether every element along ``axis`` is truthy (non-zero; NaN counts as True).
 
+    Standard: [`all`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html).
+
     Parameters
     ----------
     x
@@ -48,6 +50,8 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
 
 def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether some element along ``axis`` is truthy (non-zero; NaN counts as True).
+
+    Standard: [`any`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html).
 
     Parameters
     ----------
@@ -89,6 +93,8 @@ def diff(
     append: Array | None = None,
 ) -> Array:
     """The ``n``-th forward difference along ``axis`` (``out[i] = x[i+1] - x[i]``, repeated).
+
+    Standard: [`diff`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.diff.html).
 
     Parameters
     ----------

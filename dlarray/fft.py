@@ -119,6 +119,8 @@ def fft(
 ) -> Array:
     """One-dimensional discrete Fourier transform.
 
+    Standard: [`fft.fft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fft.html).
+
     Parameters
     ----------
     x
@@ -161,6 +163,8 @@ def ifft(
 ) -> Array:
     """One-dimensional inverse discrete Fourier transform.
 
+    Standard: [`fft.ifft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifft.html).
+
     Parameters
     ----------
     x
@@ -202,6 +206,8 @@ def fftn(
     norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
     """n-dimensional discrete Fourier transform.
+
+    Standard: [`fft.fftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftn.html).
 
     Parameters
     ----------
@@ -248,6 +254,8 @@ def ifftn(
 ) -> Array:
     """n-dimensional inverse discrete Fourier transform.
 
+    Standard: [`fft.ifftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifftn.html).
+
     Parameters
     ----------
     x
@@ -293,6 +301,8 @@ def rfft(
 ) -> Array:
     """One-dimensional discrete Fourier transform of real input.
 
+    Standard: [`fft.rfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfft.html).
+
     Parameters
     ----------
     x
@@ -336,6 +346,8 @@ def irfft(
 ) -> Array:
     """Inverse of `rfft`: a real signal from its non-negative frequency terms.
 
+    Standard: [`fft.irfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.irfft.html).
+
     Parameters
     ----------
     x
@@ -377,6 +389,8 @@ def rfftn(
     norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
     """n-dimensional discrete Fourier transform of real input.
+
+    Standard: [`fft.rfftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfftn.html).
 
     Parameters
     ----------
@@ -421,6 +435,8 @@ def irfftn(
     norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
     """Inverse of `rfftn`: a real signal from its n-dimensional half spectrum.
+
+    Standard: [`fft.irfftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.irfftn.html).
 
     Parameters
     ----------
@@ -467,6 +483,8 @@ def hfft(
 ) -> Array:
     """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
 
+    Standard: [`fft.hfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.hfft.html).
+
     Parameters
     ----------
     x
@@ -508,6 +526,8 @@ def ihfft(
     norm: Literal["backward", "ortho", "forward"] = "backward",
 ) -> Array:
     """Inverse of `hfft` for real input.
+
+    Standard: [`fft.ihfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ihfft.html).
 
     Parameters
     ----------
@@ -566,6 +586,8 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
+    Standard: [`fft.fftfreq`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftfreq.html).
+
     Parameters
     ----------
     n
@@ -601,6 +623,8 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Non-negative sample frequencies of a length-``n`` real transform (`rfft`).
+
+    Standard: [`fft.rfftfreq`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfftfreq.html).
 
     Parameters
     ----------
@@ -646,6 +670,8 @@ def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Move the zero-frequency term to the centre of ``axes``.
 
+    Standard: [`fft.fftshift`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftshift.html).
+
     Parameters
     ----------
     x
@@ -679,6 +705,8 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of `fftshift` (they differ for odd lengths).
+
+    Standard: [`fft.ifftshift`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifftshift.html).
 
     Parameters
     ----------

@@ -139,6 +139,8 @@ def _rtol(rtol: Any, x: Array, name: str) -> Any:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of each (Hermitian) positive-definite matrix in ``x``.
 
+    Standard: [`linalg.cholesky`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.cholesky.html).
+
     Parameters
     ----------
     x
@@ -172,6 +174,8 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of the 3-element vectors along ``axis``.
+
+    Standard: [`linalg.cross`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.cross.html).
 
     Parameters
     ----------
@@ -214,6 +218,8 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix in ``x``.
 
+    Standard: [`linalg.det`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.det.html).
+
     Parameters
     ----------
     x
@@ -242,6 +248,8 @@ def det(x: Array, /) -> Array:
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The diagonal of each matrix in ``x``, as a view.
+
+    Standard: [`linalg.diagonal`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.diagonal.html).
 
     Parameters
     ----------
@@ -308,6 +316,8 @@ def eigh(x: Array, /) -> EighResult:
 
     Only the lower triangle of each matrix is read.
 
+    Standard: [`linalg.eigh`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.eigh.html).
+
     Parameters
     ----------
     x
@@ -342,6 +352,8 @@ def eigh(x: Array, /) -> EighResult:
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x``.
+
+    Standard: [`linalg.eigvalsh`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.eigvalsh.html).
 
     Parameters
     ----------
@@ -434,6 +446,8 @@ def eigvals(x: Array, /) -> Array:
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix in ``x``.
 
+    Standard: [`linalg.inv`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.inv.html).
+
     Parameters
     ----------
     x
@@ -470,6 +484,8 @@ def matrix_norm(
     ord: float | Literal["fro", "nuc"] | None = "fro",
 ) -> Array:
     """Matrix norm of each matrix in ``x``.
+
+    Standard: [`linalg.matrix_norm`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_norm.html).
 
     Parameters
     ----------
@@ -515,6 +531,8 @@ def matrix_norm(
 def matrix_power(x: Array, n: int, /) -> Array:
     """Each square matrix in ``x`` raised to the integer power ``n``.
 
+    Standard: [`linalg.matrix_power`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_power.html).
+
     Parameters
     ----------
     x
@@ -551,6 +569,8 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Rank of each matrix in ``x``: the number of singular values above the tolerance.
 
+    Standard: [`linalg.matrix_rank`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_rank.html).
+
     Parameters
     ----------
     x
@@ -585,6 +605,8 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two vectors.
+
+    Standard: [`linalg.outer`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.outer.html).
 
     Parameters
     ----------
@@ -621,6 +643,8 @@ def outer(x1: Array, x2: Array, /) -> Array:
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse of each matrix in ``x``.
 
+    Standard: [`linalg.pinv`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.pinv.html).
+
     Parameters
     ----------
     x
@@ -655,6 +679,8 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition of each matrix in ``x``.
+
+    Standard: [`linalg.qr`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.qr.html).
 
     Parameters
     ----------
@@ -695,6 +721,8 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and natural log of the absolute value of the determinant of each square matrix.
 
+    Standard: [`linalg.slogdet`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.slogdet.html).
+
     Parameters
     ----------
     x
@@ -725,6 +753,8 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solution ``X`` of ``x1 @ X = x2`` for each square system.
+
+    Standard: [`linalg.solve`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.solve.html).
 
     Parameters
     ----------
@@ -770,6 +800,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition of each matrix in ``x``.
 
+    Standard: [`linalg.svd`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.svd.html).
+
     Parameters
     ----------
     x
@@ -804,6 +836,8 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix in ``x``.
 
+    Standard: [`linalg.svdvals`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.svdvals.html).
+
     Parameters
     ----------
     x
@@ -836,6 +870,8 @@ def svdvals(x: Array, /) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum of the diagonal of each matrix in ``x``.
+
+    Standard: [`linalg.trace`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.trace.html).
 
     Parameters
     ----------
@@ -884,6 +920,8 @@ def vector_norm(
     ord: float = 2,
 ) -> Array:
     """Vector norm of ``x`` over ``axis``.
+
+    Standard: [`linalg.vector_norm`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.vector_norm.html).
 
     Parameters
     ----------

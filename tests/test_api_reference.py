@@ -14,7 +14,9 @@ the page shows (the docstring's, else the signature's). One pytest case per obje
   section; a class, a property has a summary and Examples;
 - no signature (parameters and return) is annotated ``Any``;
 - each object is rendered on an API page (visible to griffe, and on a rendered page or class);
-- each Examples section runs as a doctest whose output is checked exactly.
+- each Examples section runs as a doctest whose output is checked exactly;
+- each function of the 2025.12 standard (``docs/results/array-api-2025.12.json``) links its 2025.12
+  spec page, and nothing links the moving ``latest`` spec.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import doctest
 import enum
 import inspect
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -347,6 +350,39 @@ def test_examples_run(entry: Entry) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     result = runner.run(test, out=report.append, clear_globs=True)
     assert result.failed == 0, "".join(report)
+
+
+SPEC_FUNCTIONS = json.loads((ROOT / "docs" / "results" / "array-api-2025.12.json").read_text())["functions"]
+
+
+def _spec_object(name: str) -> Any:
+    """The dlarray object of a function of the standard (``linalg.svd``, ``__array_namespace_info__().dtypes``)."""
+    if name.startswith("__array_namespace_info__()."):
+        return getattr(Info, name.split(".", 1)[1])
+    owner: Any = dlarray
+    for part in name.split("."):
+        owner = getattr(owner, part)
+    return owner
+
+
+@pytest.mark.parametrize("spec", SPEC_FUNCTIONS, ids=[spec["name"] for spec in SPEC_FUNCTIONS])
+def test_links_its_spec_page(spec: dict[str, str]) -> None:
+    """Each function of the 2025.12 standard links its page of the 2025.12 spec (one of them, for a
+    function the main namespace and an extension share)."""
+    obj = _spec_object(spec["name"])
+    entry = next(entry for entry in DOCUMENTED if entry.obj is obj)
+    _skip_unfinished(entry)
+    urls = [other["url"] for other in SPEC_FUNCTIONS if _spec_object(other["name"]) is obj]
+    assert any(url in (obj.__doc__ or "") for url in urls), f"{entry.path} does not link {spec['url']}"
+
+
+def test_no_latest_spec_links() -> None:
+    """The package targets 2025.12: no docstring or API page links the moving ``latest`` spec."""
+    for entry in DOCUMENTED:
+        doc = (entry.obj.fget if entry.kind == "property" else entry.obj).__doc__ or ""
+        assert "array-api/latest" not in doc, entry.path
+    for page in (ROOT / "docs" / "api").glob("*.md"):
+        assert "array-api/latest" not in page.read_text(), page.name
 
 
 def test_dtype_objects_listed() -> None:
