@@ -1355,8 +1355,13 @@ def setitem(array: Array, key: Any, value: Any) -> None:
         _refuse_complex_into_real(array, value)
         if type(value) is not complex:
             value = _numeric(array, value)
+    native = array._as_native()
+    if type(value) in (float, complex) and value == 0 and not array._device.backend.host_native:
+        # cupy fills with zero bytes for any zero scalar, which would turn -0.0 into +0.0: a
+        # zero goes as a 0-d array of the array's dtype (copied bit for bit)
+        value = array._device.backend.xp.asarray(value, dtype=native.dtype)
     try:
-        array._as_native()[_native_key(array, key)] = value
+        native[_native_key(array, key)] = value
     except (IndexError, OverflowError):
         _refuse_index_beyond_64_bits(array, key)
         raise

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _cuda
+from . import _cupy_namespace
 from . import _devices
 from ._devices import CPU, Device, device_of
 from ._dlpack import DLDeviceType
@@ -316,9 +317,21 @@ class CudaBackend(Backend):
     cuda_streams = True
     kinds_text = "CUDA"
 
+    def __init__(self) -> None:
+        self._cupy: Any = None  # the cupy module the namespace below was built from
+        self._namespace: Any = None
+
     @property
     def xp(self) -> Any:
-        return import_cupy("computing on a CUDA device")
+        """cupy, completed where the spec modules need more (dlarray._cupy_namespace); built
+        once per cupy module."""
+        cupy = sys.modules.get("cupy")
+        if cupy is None or cupy is not self._cupy:
+            cupy = import_cupy("computing on a CUDA device")
+            if cupy is not self._cupy:
+                self._namespace = _cupy_namespace.namespace(cupy)
+                self._cupy = cupy
+        return self._namespace
 
     def view(self, array: Array) -> Any:
         """A cupy array over ``array``'s device memory, zero-copy, made from the pointer.
@@ -356,7 +369,7 @@ class CudaBackend(Backend):
             return self.view(array).copy()
 
     def placement(self, native: Any) -> tuple[Device, int]:
-        device_id = native.device.id
+        device_id = native.data.device_id
         # cupy queued the work that makes this result on its current stream
         return device_of(DLDeviceType.CUDA, device_id), _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
 
@@ -396,7 +409,8 @@ class CudaBackend(Backend):
     def receive(self, array: Array, target: Device, stream: Any) -> Any:
         cupy = import_cupy(f"copying from {array._device} to {target}")
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
-            return cupy.asarray(host_view(array))
+            # the namespace's asarray: cupy's own would write a 0-d -0.0 as +0.0 (its fill)
+            return self.xp.asarray(host_view(array))
 
 
 class RocmBackend(Backend):
@@ -433,11 +447,25 @@ def _copy_stream(cupy: Any, stream: Any) -> Any:
         return cupy.cuda.Stream.null
     if number == _cuda.PER_THREAD_DEFAULT_STREAM:
         return cupy.cuda.Stream.ptds
-    # cupy 14 deprecates ExternalStream in favour of Stream.from_external
+    # cupy 14 deprecates ExternalStream for Stream.from_external, which takes an object with the
+    # CUDA stream protocol (__cuda_stream__), not a pointer; cupy 13 has only ExternalStream
     from_external = getattr(cupy.cuda.Stream, "from_external", None)
     if from_external is not None:
-        return from_external(number)
+        return from_external(StreamPointer(number))
     return cupy.cuda.ExternalStream(number)
+
+
+class StreamPointer:
+    """A CUDA stream pointer presented through the CUDA stream protocol (``__cuda_stream__``),
+    which cupy 14's ``Stream.from_external`` takes."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return 0, self.ptr  # protocol version 0
 
 
 _READ_ONLY = 1  # DLPack's FLAG_READ_ONLY

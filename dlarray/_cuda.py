@@ -29,6 +29,12 @@ _CU_EVENT_DISABLE_TIMING = 0x2
 # is the one everybody uses.
 _driver_state: list[Any] = []  # [libcuda or None], once known
 _contexts: dict[int, int] = {}  # device ordinal -> retained primary context (kept for the process)
+# device ordinal -> events not in use. An ordering takes one out (list.pop: atomic, so a thread, or
+# a finalizer that re-enters on the same thread, never shares one) and puts it back after the wait:
+# a stream waits for the record made before its cuStreamWaitEvent, so recording the event again
+# later changes nothing for it. The pool holds at most as many events as orderings ever ran at
+# once; they live as long as the process (the driver frees them with the context).
+_idle_events: dict[int, list[int]] = {}
 
 
 def driver() -> Any:
@@ -56,6 +62,7 @@ def _load_driver() -> Any:
     lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.cuStreamWaitEvent.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
     lib.cuEventDestroy_v2.argtypes = [ctypes.c_void_p]
+    lib.cuCtxGetCurrent.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
     if lib.cuInit(0) != 0:  # a driver without a usable GPU (e.g. in a container without one)
         return None
     return lib
@@ -109,19 +116,34 @@ def order(producer: int, consumer: int, device_id: int) -> bool:
     if lib is None:
         return False
     context = _primary_context(lib, device_id)
-    check(lib.cuCtxPushCurrent_v2(context), "cuCtxPushCurrent")
+    # The legacy and per-thread streams (1, 2) are those of the current context: the device's
+    # primary context must be current. It usually is already (cupy and torch make it so); only
+    # when it is not is it pushed, and popped after.
+    current = ctypes.c_void_p()
+    check(lib.cuCtxGetCurrent(ctypes.byref(current)), "cuCtxGetCurrent")
+    pushed = current.value != context
+    if pushed:
+        check(lib.cuCtxPushCurrent_v2(context), "cuCtxPushCurrent")
     try:
-        event = ctypes.c_void_p()
-        check(lib.cuEventCreate(ctypes.byref(event), _CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+        idle = _idle_events.setdefault(device_id, [])
+        try:
+            event = idle.pop()
+        except IndexError:
+            created = ctypes.c_void_p()
+            check(lib.cuEventCreate(ctypes.byref(created), _CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+            event = created.value
         try:
             # DLPack's 1 and 2 are also the driver's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD
-            check(lib.cuEventRecord(event, ctypes.c_void_p(producer)), "cuEventRecord")
-            check(lib.cuStreamWaitEvent(ctypes.c_void_p(consumer), event, 0), "cuStreamWaitEvent")
-        finally:
-            lib.cuEventDestroy_v2(event)  # released by the driver once the wait is resolved
+            check(lib.cuEventRecord(event, producer), "cuEventRecord")
+            check(lib.cuStreamWaitEvent(consumer, event, 0), "cuStreamWaitEvent")
+        except BaseException:
+            lib.cuEventDestroy_v2(event)  # in an unknown state: not reused
+            raise
+        idle.append(event)
     finally:
-        popped = ctypes.c_void_p()
-        lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+        if pushed:
+            popped = ctypes.c_void_p()
+            lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
     return True
 
 
@@ -146,8 +168,7 @@ def cupy_current_stream(cupy: Any, device_id: int) -> int:
     stream (2) when cupy runs in per-thread-default-stream mode: cupy says which, as it does when
     it hands its stream to a DLPack producer.
     """
-    with cupy.cuda.Device(device_id):
-        pointer = cupy.cuda.get_current_stream().ptr
+    pointer = cupy.cuda.get_current_stream(device_id).ptr  # no device switch: cupy keeps one per device
     if pointer != 0:
         return pointer
     default_stream = getattr(cupy.cuda.stream, "get_default_stream_ptr", None)

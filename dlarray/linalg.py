@@ -15,7 +15,6 @@ import numpy as np
 from ._args import backend_array as _backend_array
 from ._args import backend_arrays as _backend_arrays
 from ._args import backend_function as _backend_function
-from ._backend import BackendUnavailable as _BackendUnavailable
 from ._array import Array, wrap
 from ._devices import devices_differ as _devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
@@ -288,8 +287,9 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
         return _diagonal_view(x, offset)
     native = x._as_native()
     view = native.diagonal(offset=offset, axis1=-2, axis2=-1)
-    if native.flags.writeable and not view.flags.writeable:
+    if x._device.backend.host_native and native.flags.writeable and not view.flags.writeable:
         # numpy marks diagonal views read-only by policy only; the memory is x's and writable
+        # (cupy arrays have no such flag)
         view.setflags(write=True)
     return wrap(view)
 
@@ -861,11 +861,7 @@ def svdvals(x: Array, /) -> Array:
     >>> xp.linalg.svdvals(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
     Array([5., 3.], dtype=float64, device=cpu)
     """
-    matrices = _matrices(x, "svdvals")
-    try:
-        return wrap(_backend_function(x, "linalg.svdvals")(matrices))
-    except _BackendUnavailable:  # cupy: the singular values of its svd
-        return wrap(_backend_function(x, "linalg.svd")(matrices, compute_uv=False))
+    return wrap(_backend_function(x, "linalg.svdvals")(_matrices(x, "svdvals")))
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:

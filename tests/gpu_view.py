@@ -54,6 +54,7 @@ def hide_gpu(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     """
     monkeypatch.setattr(_cuda, "_driver_state", [None])
     monkeypatch.setattr(_cuda, "_contexts", {})
+    monkeypatch.setattr(_cuda, "_idle_events", {})
     for name in [n for n in sys.modules if n == "cupy" or n.startswith("cupy.")]:
         monkeypatch.delitem(sys.modules, name)
     blocker = gpu_hooks.CupyBlocker()

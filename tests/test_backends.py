@@ -83,7 +83,7 @@ class _FakeCupy(types.ModuleType):
 
         cuda = types.SimpleNamespace(
             Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer,
-            get_current_stream=lambda: _Stream(), stream=types.SimpleNamespace(),
+            get_current_stream=lambda device_id=-1: _Stream(), stream=types.SimpleNamespace(),
         )
         self.cuda = cuda
         self.ndarray = ndarray

@@ -26,9 +26,10 @@ PRODUCER_STREAM = 0x7F00_ABCD_0000
 class RecordingDriver:
     """Answers the driver calls dlarray makes, and records them in order."""
 
-    def __init__(self, fail: str | None = None) -> None:
+    def __init__(self, fail: str | None = None, current: int = 0) -> None:
         self.calls: list[tuple[Any, ...]] = []
         self.fail = fail
+        self.current = current  # the context current on the calling thread (0: none)
 
     def _result(self, name: str) -> int:
         return 400 if name == self.fail else 0  # 400: CUDA_ERROR_INVALID_HANDLE
@@ -46,8 +47,13 @@ class RecordingDriver:
         self.calls.append(("retain", device.value))
         return 0
 
+    def cuCtxGetCurrent(self, context: Any) -> int:
+        context._obj.value = self.current or None
+        self.calls.append(("current",))
+        return 0
+
     def cuCtxPushCurrent_v2(self, context: int) -> int:
-        self.calls.append(("push", context))
+        self.calls.append(("push", _value(context)))
         return 0
 
     def cuCtxPopCurrent_v2(self, context: Any) -> int:
@@ -55,24 +61,24 @@ class RecordingDriver:
         return 0
 
     def cuEventCreate(self, event: Any, flags: int) -> int:
-        event._obj.value = 0xE7E7
+        event._obj.value = 0xE7E7 + sum(1 for call in self.calls if call[0] == "create")  # distinct handles
         self.calls.append(("create", flags))
         return self._result("cuEventCreate")
 
     def cuEventRecord(self, event: Any, stream: Any) -> int:
-        self.calls.append(("record", event.value, stream.value))
+        self.calls.append(("record", _value(event), _value(stream)))
         return self._result("cuEventRecord")
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
-        self.calls.append(("wait", stream.value, event.value))
+        self.calls.append(("wait", _value(stream), _value(event)))
         return self._result("cuStreamWaitEvent")
 
     def cuEventDestroy_v2(self, event: Any) -> int:
-        self.calls.append(("destroy", event.value))
+        self.calls.append(("destroy", _value(event)))
         return 0
 
     def cuStreamSynchronize(self, stream: Any) -> int:
-        self.calls.append(("synchronize", stream.value))
+        self.calls.append(("synchronize", _value(stream)))
         return 0
 
     def cuPointerGetAttribute(self, value: Any, attribute: int, pointer: Any) -> int:
@@ -84,12 +90,21 @@ class RecordingDriver:
         return [call for call in self.calls if call[0] in ("record", "wait")]
 
 
-@pytest.fixture
-def driver(monkeypatch: pytest.MonkeyPatch) -> RecordingDriver:
-    fake = RecordingDriver()
+def _value(argument: Any) -> Any:
+    """A pointer-sized argument as an int (ctypes objects and plain ints alike)."""
+    return argument if isinstance(argument, int) else argument.value
+
+
+def install(monkeypatch: pytest.MonkeyPatch, fake: RecordingDriver) -> RecordingDriver:
     monkeypatch.setattr(_cuda, "_driver_state", [fake])
     monkeypatch.setattr(_cuda, "_contexts", {})
+    monkeypatch.setattr(_cuda, "_idle_events", {})
     return fake
+
+
+@pytest.fixture
+def driver(monkeypatch: pytest.MonkeyPatch) -> RecordingDriver:
+    return install(monkeypatch, RecordingDriver())
 
 
 def cuda_array(shape: tuple[int, ...] = (4, 4)) -> dlarray.Array:
@@ -155,8 +170,8 @@ def test_consumer_on_another_stream_waits_for_the_data(driver: RecordingDriver) 
     x.__dlpack__(stream=CONSUMER_STREAM, max_version=(1, 3))
     # imported data is ordered on the legacy default stream (DLPack's None on import)
     assert driver.ordering() == [("record", 0xE7E7, 1), ("wait", CONSUMER_STREAM, 0xE7E7)]
-    assert ("destroy", 0xE7E7) in driver.calls
     assert driver.calls.count(("push", 0xC0DE)) == driver.calls.count(("pop",)) == 1
+    assert ("destroy", 0xE7E7) not in driver.calls  # kept for the next ordering
 
 
 @pytest.mark.parametrize("stream", [None, 1, -1])
@@ -182,6 +197,49 @@ def test_views_keep_the_stream_their_data_is_ordered_on(driver: RecordingDriver)
     assert driver.calls == []
 
 
+def test_driver_calls_per_ordered_hand_off_are_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An export to another stream costs three driver calls once the event exists: is the device's
+    context current (cupy and torch leave it so), record, wait. No event is created or destroyed
+    per hand-off, no context pushed; an export on the data's own stream costs none."""
+    fake = install(monkeypatch, RecordingDriver(current=0xC0DE))
+    x = cuda_array()
+    x.__dlpack__(stream=CONSUMER_STREAM, max_version=(1, 3))  # the first retains the context, makes the event
+    assert [call[0] for call in fake.calls] == ["retain", "current", "create", "record", "wait"]
+    fake.calls.clear()
+    for _ in range(3):
+        x.__dlpack__(stream=CONSUMER_STREAM, max_version=(1, 3))
+    assert [call[0] for call in fake.calls] == ["current", "record", "wait"] * 3
+    assert {call[1] for call in fake.calls if call[0] == "record"} == {0xE7E7}  # one event, reused
+    fake.calls.clear()
+    x.__dlpack__(stream=1, max_version=(1, 3))
+    assert fake.calls == []
+    fake.current = 0  # another context current (or none): the primary one pushed and popped
+    x.__dlpack__(stream=CONSUMER_STREAM, max_version=(1, 3))
+    assert [call[0] for call in fake.calls] == ["current", "push", "record", "wait", "pop"]
+
+
+def test_an_ordering_reentered_during_another_uses_its_own_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finalizer (or another thread) ordering while an event is between record and wait takes
+    another event: a shared one would be re-recorded on the wrong stream before the wait."""
+    fake = install(monkeypatch, RecordingDriver(current=0xC0DE))
+    record = fake.cuEventRecord
+    nested: list[int] = []
+
+    def record_then_reenter(event: Any, stream: Any) -> int:
+        result = record(event, stream)
+        if not nested:
+            nested.append(1)
+            _cuda.order(PRODUCER_STREAM, CONSUMER_STREAM, 0)
+        return result
+
+    fake.cuEventRecord = record_then_reenter  # type: ignore[method-assign]
+    _cuda.order(1, CONSUMER_STREAM, 0)
+    records = [call for call in fake.calls if call[0] == "record"]
+    assert records == [("record", 0xE7E7, 1), ("record", 0xE7E8, PRODUCER_STREAM)]
+    assert ("wait", CONSUMER_STREAM, 0xE7E7) in fake.calls and ("wait", CONSUMER_STREAM, 0xE7E8) in fake.calls
+    assert sorted(_cuda._idle_events[0]) == [0xE7E7, 0xE7E8]  # both kept for later orderings
+
+
 def test_primary_context_is_retained_once_per_device(driver: RecordingDriver) -> None:
     x = cuda_array()
     for _ in range(3):
@@ -191,9 +249,7 @@ def test_primary_context_is_retained_once_per_device(driver: RecordingDriver) ->
 
 @pytest.mark.parametrize("failing", ["cuEventRecord", "cuStreamWaitEvent", "cuEventCreate"])
 def test_driver_errors_raise_and_clean_up(monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
-    fake = RecordingDriver(fail=failing)
-    monkeypatch.setattr(_cuda, "_driver_state", [fake])
-    monkeypatch.setattr(_cuda, "_contexts", {})
+    fake = install(monkeypatch, RecordingDriver(fail=failing))
     x = cuda_array()
     with pytest.raises(BufferError, match=f"{failing}.*CUDA_ERROR_INVALID_HANDLE"):
         x.__dlpack__(stream=CONSUMER_STREAM)

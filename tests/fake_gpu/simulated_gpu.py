@@ -126,6 +126,11 @@ class StrictDriver:
         _target(context).value = self._new_handle()
         return 0
 
+    def cuCtxGetCurrent(self, context: Any) -> int:
+        self._enter("cuCtxGetCurrent")
+        _target(context).value = None  # no context is current: dlarray pushes the primary one
+        return 0
+
     def cuCtxPushCurrent_v2(self, context: Any) -> int:
         self._enter("cuCtxPushCurrent")
         return self._check("cuCtxPushCurrent", "context", context, self._handles)
@@ -244,7 +249,7 @@ class _Cuda:
     stream = type("stream", (), {})  # cupy.cuda.stream, without get_default_stream_ptr
 
     @staticmethod
-    def get_current_stream() -> _Stream:
+    def get_current_stream(device_id: int = -1) -> _Stream:
         if gpu_hidden():
             raise violation("cupy.cuda.get_current_stream", "a stream query")
         return _Stream()

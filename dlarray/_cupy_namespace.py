@@ -1,0 +1,360 @@
+"""The CUDA backend's compute namespace: cupy, completed where the spec modules need more.
+
+The spec modules call ``backend.xp.<name>`` with numpy 2's names and signatures. cupy (13 and 14)
+has most of them; :func:`namespace` returns a module holding cupy's own attributes (so an
+attribute load costs what it costs on cupy) with the differences filled in, written with cupy
+alone: numpy cannot read device memory, and cupy's numpy hooks do not cover every function.
+
+What is added or replaced (checked against cupy's sources, v13.6.0 and v14.2.0):
+
+* names cupy lacks or spells differently: ``count_nonzero(keepdims=)``, ``linalg.cholesky(upper=)``,
+  ``linalg.pinv(rtol=)`` (cupy: ``rcond``, default 1e-15), ``linalg.matrix_rank(rtol=)`` (cupy:
+  an absolute ``tol``), ``linalg.svdvals``, ``linalg.matrix_norm``, ``linalg.vector_norm``,
+  ``linalg.trace``, ``linalg.outer``, ``linalg.cross`` (cupy 13), ``linalg.solve`` with
+  broadcast stack dimensions (cupy asks for equal ones);
+* results where cupy's kernels break the standard's special cases: floating ``remainder`` (cupy
+  computes ``x1 - floor(x1 / x2) * x2``: NaN for a finite ``x1`` and an infinite ``x2``, and a +0
+  where the zero takes the sign of ``x2``), complex ``log``/``log1p`` with a NaN component (thrust
+  takes ``log(|z|**2)``: NaN for ``inf + NaN j``), complex ``tanh`` of ``±0 + (inf or NaN) j``
+  (thrust gives NaN + NaN j, not ``±0 + NaN j``), complex ``arccosh`` of ``±0 + NaN j`` (thrust
+  gives NaN + NaN j, not ``NaN + πj/2``);
+* ``asarray`` of a 0-d host array: cupy fills the new array with the value, and its ``fill``
+  writes zero bytes for any zero, so -0.0 would arrive as +0.0. The value is copied as bytes.
+
+Part of the core: imports neither numpy nor an Array; built once per cupy module.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import types
+from typing import Any
+
+__all__ = ["namespace"]
+
+_PI = math.pi
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def namespace(cupy: Any) -> types.ModuleType:
+    """cupy as the CUDA backend's ``xp``: its attributes, with dlarray's completions.
+
+    Examples
+    --------
+    >>> import numpy_cupy  # doctest: +SKIP
+    >>> namespace(numpy_cupy).linalg.svdvals  # doctest: +SKIP
+    <function ...svdvals...>
+    """
+    xp = types.ModuleType("cupy", "cupy, completed for dlarray's CUDA backend")
+    xp.__dict__.update(vars(cupy))
+    # cupy makes some attributes on first use (its module __getattr__): ask it for anything else
+    xp.__dict__["__getattr__"] = lambda name: getattr(cupy, name)
+    linalg = types.ModuleType("cupy.linalg", "cupy.linalg, completed for dlarray's CUDA backend")
+    linalg.__dict__.update(vars(cupy.linalg))
+    linalg.__dict__["__getattr__"] = lambda name: getattr(cupy.linalg, name)
+    xp.linalg = linalg
+    for name, make in _TOP_LEVEL.items():
+        setattr(xp, name, make(cupy))
+    for name, make in _LINALG.items():
+        setattr(linalg, name, make(cupy))
+    return xp
+
+
+# --------------------------------------------------------------------------- creation
+def _asarray(cp: Any) -> Any:
+    original = cp.asarray
+
+    def asarray(a: Any, dtype: Any = None, order: Any = None) -> Any:
+        """cupy.asarray, except that a Python scalar or a 0-d host array is copied as bytes
+        (cupy's fill would write +0.0 for a -0.0)."""
+        if type(a) in _PYTHON_SCALARS:
+            return original([a], dtype=dtype).reshape(())
+        if getattr(a, "ndim", None) == 0 and not isinstance(a, cp.ndarray) and hasattr(a, "reshape"):
+            return original(a.reshape(1), dtype=dtype).reshape(())
+        return original(a, dtype=dtype, order=order)
+
+    return asarray
+
+
+# --------------------------------------------------------------------------- element-wise
+def _remainder(cp: Any) -> Any:
+    original = cp.remainder
+
+    def remainder(x1: Any, x2: Any, /, out: Any = None) -> Any:
+        """``x1 % x2`` with the sign of ``x2``, as numpy computes it for floating point: from
+        ``fmod`` (exact), moved by ``x2`` when the signs differ, a zero signed like ``x2``."""
+        if not (_floating(x1) or _floating(x2)):  # integers: cupy's is exact
+            return original(x1, x2) if out is None else original(x1, x2, out=out)
+        mod = cp.fmod(x1, x2)
+        adjust = (mod != 0) & ((mod < 0) != (x2 < 0))
+        mod = cp.where(adjust, mod + x2, mod)
+        mod = cp.where(mod == 0, cp.copysign(cp.zeros_like(mod), x2), mod)
+        if out is None:
+            return mod
+        cp.copyto(out, mod, casting="same_kind")
+        return out
+
+    return remainder
+
+
+def _floating(operand: Any) -> bool:
+    """Whether an operand (a cupy array or a Python scalar) makes a result floating point."""
+    return type(operand) is float or getattr(getattr(operand, "dtype", None), "kind", None) == "f"
+
+
+def _log(cp: Any) -> Any:
+    original = cp.log
+
+    def log(x: Any, /) -> Any:
+        """Natural logarithm; for a complex argument with a NaN component, ``log(hypot(a, b)) +
+        atan2(b, a) j`` (exact in every special case the standard lists)."""
+        out = original(x)
+        if x.dtype.kind == "c":
+            out = _complex_log_fixed(cp, x, out)
+        return out
+
+    return log
+
+
+def _log1p(cp: Any) -> Any:
+    original = cp.log1p
+
+    def log1p(x: Any, /) -> Any:
+        """``log(1 + x)``; complex arguments with a NaN component as :func:`log` of ``1 + x``."""
+        out = original(x)
+        if x.dtype.kind == "c":
+            shifted = x.copy()
+            shifted.real += 1  # not x + 1, which adds 0j and turns an imaginary -0.0 into +0.0
+            out = _complex_log_fixed(cp, shifted, out)
+        return out
+
+    return log1p
+
+
+def _complex_log_fixed(cp: Any, z: Any, out: Any) -> Any:
+    """``out`` (cupy's complex log of ``z``) with its NaN-component cases recomputed."""
+    a = z.real
+    b = z.imag
+    fix = cp.isnan(a) | cp.isnan(b)
+    if not int(cp.count_nonzero(fix)):
+        return out
+    result = out.copy()
+    with_nan = cp.empty_like(out)
+    with_nan.real = cp.log(cp.hypot(a, b))
+    with_nan.imag = cp.arctan2(b, a)
+    cp.copyto(result, with_nan, where=fix)
+    return result
+
+
+def _tanh(cp: Any) -> Any:
+    original = cp.tanh
+
+    def tanh(x: Any, /) -> Any:
+        """Hyperbolic tangent; a complex ``±0 + (inf or NaN) j`` gives ``±0 + NaN j``."""
+        out = original(x)
+        if x.dtype.kind == "c":
+            a = x.real
+            fix = (a == 0) & ~cp.isfinite(x.imag)
+            if int(cp.count_nonzero(fix)):
+                out = out.copy()
+                cp.copyto(out.real, a, where=fix)
+                cp.copyto(out.imag, math.nan, where=fix)
+        return out
+
+    return tanh
+
+
+def _arccosh(cp: Any) -> Any:
+    original = cp.arccosh
+
+    def arccosh(x: Any, /) -> Any:
+        """Inverse hyperbolic cosine; a complex ``±0 + NaN j`` gives ``NaN + πj/2``."""
+        out = original(x)
+        if x.dtype.kind == "c":
+            fix = (x.real == 0) & cp.isnan(x.imag)
+            if int(cp.count_nonzero(fix)):
+                out = out.copy()
+                cp.copyto(out.real, math.nan, where=fix)
+                cp.copyto(out.imag, _PI / 2, where=fix)
+        return out
+
+    return arccosh
+
+
+def _count_nonzero(cp: Any) -> Any:
+    def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+        """Non-zero elements over ``axis`` (cupy's count_nonzero has no ``keepdims``)."""
+        return (a != 0).sum(axis=axis, keepdims=keepdims, dtype=cp.int64)
+
+    return count_nonzero
+
+
+def _tensordot(cp: Any) -> Any:
+    original = cp.tensordot
+
+    def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+        """cupy.tensordot, with the axes as tuples (cupy compares them with ``((), ())`` to
+        accept a 0-d operand)."""
+        if isinstance(axes, (list, tuple)) and len(axes) == 2:
+            first, second = axes
+            axes = (tuple(first) if isinstance(first, (list, tuple)) else first,
+                    tuple(second) if isinstance(second, (list, tuple)) else second)
+        return original(a, b, axes=axes)
+
+    return tensordot
+
+
+# --------------------------------------------------------------------------- linalg
+def _cholesky(cp: Any) -> Any:
+    def cholesky(a: Any, /, *, upper: bool = False) -> Any:
+        """Lower factor from cupy; the upper one is its conjugate transpose."""
+        lower = cp.linalg.cholesky(a)
+        return lower.swapaxes(-2, -1).conj() if upper else lower
+
+    return cholesky
+
+
+def _default_rtol(cp: Any, shape: tuple[int, ...], dtype: Any) -> float:
+    """The standard's default relative tolerance: ``max(M, N) * eps``."""
+    return max(shape[-2:]) * float(cp.finfo(dtype).eps)
+
+
+def _pinv(cp: Any) -> Any:
+    def pinv(a: Any, /, *, rtol: Any = None) -> Any:
+        """Pseudo-inverse; cupy's ``rcond`` is the same relative cutoff."""
+        rcond = _default_rtol(cp, a.shape, a.dtype) if rtol is None else rtol
+        return cp.linalg.pinv(a, rcond=rcond)
+
+    return pinv
+
+
+def _svdvals(cp: Any) -> Any:
+    def svdvals(a: Any, /) -> Any:
+        """Singular values, descending (cupy's svd without the vectors)."""
+        return cp.linalg.svd(a, compute_uv=False)
+
+    return svdvals
+
+
+def _matrix_rank(cp: Any) -> Any:
+    def matrix_rank(a: Any, /, *, rtol: Any = None) -> Any:
+        """Singular values above ``rtol`` times the largest, counted (numpy 2's rule)."""
+        values = cp.linalg.svd(a, compute_uv=False)
+        if values.shape[-1] == 0:
+            return cp.zeros(values.shape[:-1], dtype=cp.int64)
+        if rtol is None:
+            rtol = _default_rtol(cp, a.shape, values.dtype)
+        elif not isinstance(rtol, (int, float)):
+            rtol = rtol[..., None]
+        tolerance = values.max(axis=-1, keepdims=True) * rtol
+        return (values > tolerance).sum(axis=-1, dtype=cp.int64)
+
+    return matrix_rank
+
+
+def _matrix_norm(cp: Any) -> Any:
+    def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
+        """cupy's norm over the last two axes."""
+        return cp.linalg.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+    return matrix_norm
+
+
+def _vector_norm(cp: Any) -> Any:
+    def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
+        """The p-norm over ``axis`` (several axes: flattened into one first, as numpy does;
+        cupy's norm reads two axes as a matrix norm)."""
+        shape = x.shape
+        if axis is None:
+            flat, reduced = x.ravel(), tuple(range(x.ndim))
+        elif isinstance(axis, tuple):
+            reduced = tuple(operator.index(a) % x.ndim for a in axis)
+            rest = tuple(i for i in range(x.ndim) if i not in reduced)
+            size = math.prod(shape[i] for i in reduced)
+            flat = x.transpose(reduced + rest).reshape((size,) + tuple(shape[i] for i in rest))
+        else:
+            flat, reduced = x, (operator.index(axis) % x.ndim,)
+        result = cp.linalg.norm(flat, ord=ord, axis=0 if axis is None or isinstance(axis, tuple) else reduced[0])
+        if keepdims:
+            result = result.reshape(tuple(1 if i in reduced else n for i, n in enumerate(shape)))
+        return result
+
+    return vector_norm
+
+
+def _trace(cp: Any) -> Any:
+    def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
+        """Sum of each matrix's diagonal (cupy's trace takes the axes)."""
+        return cp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+    return trace
+
+
+def _outer(cp: Any) -> Any:
+    def outer(x1: Any, x2: Any, /) -> Any:
+        """Outer product of two vectors (cupy has it at the top level)."""
+        return cp.outer(x1, x2)
+
+    return outer
+
+
+def _cross(cp: Any) -> Any:
+    found = getattr(cp.linalg, "cross", None)  # cupy 14
+    if found is not None:
+        return found
+
+    def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+        """Cross product of 3-element vectors (cupy 13 has it at the top level)."""
+        return cp.cross(x1, x2, axis=axis)
+
+    return cross
+
+
+def _solve(cp: Any) -> Any:
+    def solve(a: Any, b: Any, /) -> Any:
+        """``a @ x = b``, the stack dimensions of ``a`` and a matrix ``b`` broadcast (cupy asks
+        for equal ones)."""
+        if b.ndim > 1:
+            batch = _broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            a = cp.broadcast_to(a, batch + a.shape[-2:])
+            b = cp.broadcast_to(b, batch + b.shape[-2:])
+        return cp.linalg.solve(a, b)
+
+    return solve
+
+
+def _broadcast_shapes(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of two shapes (ValueError where they do not broadcast)."""
+    length = max(len(first), len(second))
+    padded = ((1,) * (length - len(first)) + first, (1,) * (length - len(second)) + second)
+    result = []
+    for m, n in zip(*padded):
+        if m != n and m != 1 and n != 1:
+            raise ValueError(f"the stack shapes {first} and {second} do not broadcast")
+        result.append(n if m == 1 else m)
+    return tuple(result)
+
+
+_TOP_LEVEL = {
+    "asarray": _asarray,
+    "remainder": _remainder,
+    "log": _log,
+    "log1p": _log1p,
+    "tanh": _tanh,
+    "arccosh": _arccosh,
+    "count_nonzero": _count_nonzero,
+    "tensordot": _tensordot,
+}
+_LINALG = {
+    "cholesky": _cholesky,
+    "pinv": _pinv,
+    "svdvals": _svdvals,
+    "matrix_rank": _matrix_rank,
+    "matrix_norm": _matrix_norm,
+    "vector_norm": _vector_norm,
+    "trace": _trace,
+    "outer": _outer,
+    "cross": _cross,
+    "solve": _solve,
+}

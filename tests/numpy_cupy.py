@@ -1,0 +1,467 @@
+"""A cupy made of numpy, for CPU tests of dlarray's CUDA path (tests/test_cuda_namespace.py).
+
+"Device memory" here is host memory that dlarray is told lives on ``cuda:0``; this module plays
+cupy over it with numpy, keeping what the CUDA path depends on in real cupy (v13/v14, read from
+its sources):
+
+* its arrays (``ndarray``) are not numpy arrays and refuse numpy: ``np.asarray(a)``, numpy
+  ufuncs and numpy functions raise TypeError, as real cupy's implicit conversion does; numpy
+  arrays are refused as operands (cupy's "Unsupported type"). A spec function that hands CUDA
+  data to numpy fails here as it would on a GPU;
+* only cupy's names and signatures: no top-level ``vecdot``; ``count_nonzero(a, axis=None)``;
+  ``linalg`` without ``svdvals``, ``matrix_norm``, ``vector_norm``, ``trace``, ``outer``;
+  ``linalg.cholesky(a)``, ``linalg.pinv(a, rcond=1e-15)``, ``linalg.matrix_rank(M, tol=None)``,
+  ``linalg.solve`` with equal stack dimensions; flags without ``writeable``;
+* cupy's known departures from the standard, so that dlarray's corrections are exercised: ``fill``
+  (and so ``asarray`` of a 0-d host value, and scalar assignment) writes zero bytes for any zero;
+  floating ``remainder`` is ``x1 - floor(x1 / x2) * x2``; complex ``log``/``log1p`` with a NaN
+  component is ``log(|z|**2) + atan2 j``; complex ``tanh(±0 + (inf|NaN) j)`` is NaN + NaN j;
+  complex ``arccosh(±0 + NaN j)`` is NaN + NaN j;
+* ``cuda``: ``Device``, ``UnownedMemory``/``MemoryPointer`` over an address (a numpy view of it),
+  ``get_current_stream(device_id)`` (the null stream), ``Stream.from_external``.
+
+Use :func:`install` (a pytest ``monkeypatch``) to make ``import cupy`` find it.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+import types
+from typing import Any
+
+import numpy as np
+
+__version__ = "14.2.0+numpy"
+calls: list[str] = []  # module functions called, in order (tests read it)
+
+
+class Flags:
+    """cupy's flags: contiguity and ownership, no ``writeable``."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.c_contiguous = a.flags.c_contiguous
+        self.f_contiguous = a.flags.f_contiguous
+        self.owndata = a.flags.owndata
+
+
+class MemoryPointer:
+    """cupy.cuda.MemoryPointer: an address on a device (and what keeps it alive)."""
+
+    def __init__(self, mem: Any, offset: int) -> None:
+        self.mem = mem
+        self.ptr = mem.ptr + offset
+        self.device_id = mem.device_id
+
+
+class UnownedMemory:
+    """cupy.cuda.UnownedMemory: memory cupy did not allocate, kept alive by ``owner``."""
+
+    def __init__(self, ptr: int, size: int, owner: Any, device_id: int = -1) -> None:
+        self.ptr, self.size, self.owner, self.device_id = ptr, size, owner, max(device_id, 0)
+
+
+class _Over:
+    """Presents an address to numpy (``__array_interface__``), keeping the memory's owner."""
+
+    def __init__(self, interface: dict[str, Any], keep: Any) -> None:
+        self.__array_interface__ = interface
+        self.keep = keep
+
+
+def _unwrap(value: Any, *, host_ok: bool = False) -> Any:
+    if isinstance(value, ndarray):
+        return value._a
+    if isinstance(value, np.ndarray) and not host_ok:
+        raise TypeError(f"Unsupported type {type(value)}")  # cupy refuses host arrays
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unwrap(v, host_ok=host_ok) for v in value)
+    return value
+
+
+def _wrap(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return ndarray._of(value)
+    if isinstance(value, np.generic):
+        return ndarray._of(np.asarray(value))
+    if isinstance(value, tuple):
+        wrapped = [_wrap(v) for v in value]
+        return type(value)(*wrapped) if hasattr(value, "_fields") else tuple(wrapped)
+    if isinstance(value, list):
+        return [_wrap(v) for v in value]
+    return value
+
+
+def _zero_as_cupy_fills(value: Any, dtype: np.dtype) -> Any:
+    """cupy's fill: any zero (-0.0 included) is written as zero bytes."""
+    scalar = np.asarray(_unwrap(value, host_ok=True), dtype=dtype)
+    return np.zeros((), dtype) if scalar.shape == () and scalar == 0 else scalar
+
+
+class ndarray:  # noqa: N801 - cupy's name
+    """A cupy array over (host) memory: numpy does the work, numpy is refused as a caller."""
+
+    __array_ufunc__ = None  # numpy's ufuncs and operators refuse it (TypeError)
+    __array_priority__ = 1000
+
+    def __init__(self, shape: Any, dtype: Any = float, memptr: MemoryPointer | None = None,
+                 strides: Any = None, order: str = "C") -> None:
+        if memptr is None:
+            self._a = np.empty(shape, dtype, order=order)
+            return
+        dtype = np.dtype(dtype)
+        interface = {"version": 3, "shape": tuple(shape), "typestr": dtype.str,
+                     "data": (memptr.ptr or 16, False), "strides": None if strides is None else tuple(strides)}
+        self._a = np.asarray(_Over(interface, memptr))
+
+    @classmethod
+    def _of(cls, a: np.ndarray) -> ndarray:
+        self = cls.__new__(cls)
+        self._a = a
+        return self
+
+    # numpy is refused, as cupy refuses implicit conversion
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` "
+                        "to construct a NumPy array explicitly.")
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise TypeError(f"numpy.{func.__name__} called on a cupy array (numpy cannot read device memory)")
+
+    # what dlarray reads
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    strides = property(lambda self: self._a.strides)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    flags = property(lambda self: Flags(self._a))
+    T = property(lambda self: ndarray._of(self._a.T))
+    mT = property(lambda self: ndarray._of(self._a.mT))
+
+    @property
+    def data(self) -> MemoryPointer:
+        address = self._a.__array_interface__["data"][0]
+        return MemoryPointer(UnownedMemory(address, self._a.nbytes, self, 0), 0)
+
+    @property
+    def device(self) -> Device:
+        return Device(0)
+
+    @property
+    def real(self) -> ndarray:
+        return ndarray._of(self._a.real)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self._a.real = _unwrap(value)
+
+    @property
+    def imag(self) -> ndarray:
+        return ndarray._of(self._a.imag)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self._a.imag = _unwrap(value)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        a = self._a
+        return {"version": 3, "shape": a.shape, "typestr": a.dtype.str, "strides": a.strides,
+                "data": (a.__array_interface__["data"][0], False), "stream": 1}
+
+    def get(self, stream: Any = None) -> np.ndarray:
+        return self._a.copy()
+
+    def fill(self, value: Any) -> None:
+        self._a[...] = _zero_as_cupy_fills(value, self._a.dtype)
+
+    def __getitem__(self, key: Any) -> ndarray:
+        return _wrap(self._a[_unwrap(key)])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(value, ndarray):
+            self._a[_unwrap(key)] = value._a
+        elif isinstance(value, np.ndarray) and value.ndim:
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        else:  # a scalar: cupy fills the selection
+            self._a[_unwrap(key)] = _zero_as_cupy_fills(value, self._a.dtype)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("setflags", "ctypes", "base", "tolist_numpy"):
+            raise AttributeError(name)
+        attribute = getattr(self._a, name)
+        if not callable(attribute):
+            return _wrap(attribute)
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            with np.errstate(all="ignore"):
+                return _wrap(attribute(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
+
+        return method
+
+    def __bool__(self) -> bool:
+        return bool(self._a)
+
+    def __int__(self) -> int:
+        return int(self._a)
+
+    def __float__(self) -> float:
+        return float(self._a)
+
+    def __complex__(self) -> complex:
+        return complex(self._a)
+
+    def __index__(self) -> int:
+        return operator.index(self._a)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __repr__(self) -> str:
+        return f"numpy_cupy.ndarray({self._a!r})"
+
+
+def _operator(name: str) -> Any:
+    def method(self: ndarray, *others: Any) -> Any:
+        with np.errstate(all="ignore"):
+            result = getattr(self._a, name)(*(_unwrap(o) for o in others))
+        if result is NotImplemented:
+            return NotImplemented
+        if name in _IN_PLACE:  # the same array
+            return self
+        return _wrap(result)
+
+    return method
+
+
+_IN_PLACE = {f"__i{name}__" for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                                          "and", "or", "xor", "lshift", "rshift")}
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+              "lshift", "rshift"):
+    for _form in (f"__{_name}__", f"__r{_name}__", f"__i{_name}__"):
+        setattr(ndarray, _form, _operator(_form))
+for _form in ("__neg__", "__pos__", "__abs__", "__invert__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__eq__", "__ne__"):
+    setattr(ndarray, _form, _operator(_form))
+
+
+# ----------------------------------------------------------------------------- cupy.cuda
+class Device:
+    def __init__(self, device: int = 0) -> None:
+        if not 0 <= int(device) < 1:
+            raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
+        self.id = int(device)
+
+    def __enter__(self) -> Device:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class Stream:
+    """A stream object (the null stream unless made from an external pointer)."""
+
+    def __init__(self, ptr: int = 0) -> None:
+        self.ptr = ptr
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def synchronize(self) -> None:
+        return None
+
+    @classmethod
+    def from_external(cls, obj: Any) -> Stream:  # cupy 14: the CUDA stream protocol only
+        version, pointer = obj.__cuda_stream__()
+        if version != 0 or not isinstance(pointer, int):
+            raise TypeError("__cuda_stream__() must return (0, int)")
+        return cls(pointer)
+
+
+Stream.null = Stream(0)  # type: ignore[attr-defined]
+Stream.ptds = Stream(2)  # type: ignore[attr-defined]
+
+cuda = types.SimpleNamespace(
+    Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer, Stream=Stream,
+    get_current_stream=lambda device_id=-1: Stream.null, stream=types.SimpleNamespace(),
+    runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+)
+
+
+# ----------------------------------------------------------------------------- functions
+def _function(name: str, source: Any) -> Any:
+    numpy_function = getattr(source, name)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        with np.errstate(all="ignore"):  # cupy's kernels raise no floating-point warnings
+            return _wrap(numpy_function(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
+
+    function.__name__ = name
+    return function
+
+
+# numpy 2 names real cupy (v14.2) does not have at the top level
+_ABSENT = {"vecdot", "matvec", "vecmat", "unstack", "cumulative_prod"}
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__") or name in _ABSENT:
+        raise AttributeError(f"module 'cupy' has no attribute {name!r}")
+    found = getattr(np, name)
+    if isinstance(found, type) or not callable(found):
+        return found  # dtypes (cupy.float32, cupy.int64...), constants
+    return _function(name, np)
+
+
+def asarray(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
+    calls.append("asarray")
+    if isinstance(a, ndarray):
+        return a if dtype is None or np.dtype(dtype) == a.dtype else ndarray._of(a._a.astype(dtype))
+    host = np.array(a, dtype=dtype)
+    out = ndarray._of(np.empty(host.shape, host.dtype))
+    if host.ndim == 0:
+        out.fill(host)  # cupy's _array_default fills a 0-d value: -0.0 arrives as +0.0
+    else:
+        out._a[...] = host
+    return out
+
+
+array = asarray
+
+
+def asnumpy(a: ndarray, stream: Any = None) -> np.ndarray:
+    return a._a.copy()
+
+
+def ascontiguousarray(a: ndarray, dtype: Any = None) -> ndarray:
+    return ndarray._of(np.ascontiguousarray(a._a, dtype=dtype))
+
+
+def count_nonzero(a: ndarray, axis: Any = None) -> ndarray:  # cupy: no keepdims
+    calls.append("count_nonzero")
+    return _wrap(np.asarray(np.count_nonzero(a._a, axis=axis)))
+
+
+def remainder(x1: Any, x2: Any, out: Any = None) -> Any:
+    """cupy's kernel: ``x1 - floor(x1 / x2) * x2`` for floating point."""
+    calls.append("remainder")
+    a, b = _unwrap(x1), _unwrap(x2)
+    with np.errstate(all="ignore"):
+        exact = np.remainder(a, b)
+        if exact.dtype.kind == "f":
+            exact = np.asarray(a - np.floor(np.true_divide(a, b)) * b, dtype=exact.dtype)
+    if out is None:
+        return _wrap(exact)
+    np.copyto(out._a, exact, casting="same_kind")
+    return out
+
+
+def _thrust_log(z: np.ndarray) -> np.ndarray:
+    """thrust's complex log: the NaN branch takes ``log(norm(z))`` (``|z|**2``)."""
+    with np.errstate(all="ignore"):
+        out = np.log(z)
+        nan = np.isnan(z.real) | np.isnan(z.imag)
+        norm = z.real * z.real + z.imag * z.imag
+        out = np.where(nan, np.log(norm) + 1j * np.arctan2(z.imag, z.real), out)
+    return np.asarray(out, dtype=z.dtype)
+
+
+def log(x: ndarray) -> ndarray:
+    calls.append("log")
+    return _wrap(_thrust_log(x._a) if x.dtype.kind == "c" else np.log(x._a))
+
+
+def log1p(x: ndarray) -> ndarray:
+    calls.append("log1p")
+    if x.dtype.kind != "c":
+        return _wrap(np.log1p(x._a))
+    shifted = x._a.copy()
+    shifted.real += 1  # thrust's complex += real: the imaginary part (a -0.0 too) untouched
+    return _wrap(_thrust_log(shifted))
+
+
+def tanh(x: ndarray) -> ndarray:
+    """thrust's ctanh: ``if (!isfinite(y)) return (y - y, y - y)`` even for x = ±0."""
+    calls.append("tanh")
+    out = np.tanh(x._a)
+    if x.dtype.kind == "c":
+        bad = ~np.isfinite(x._a.imag) & np.isfinite(x._a.real)
+        out = np.where(bad, np.asarray(complex(np.nan, np.nan), out.dtype), out)
+    return _wrap(np.asarray(out))
+
+
+def arccosh(x: ndarray) -> ndarray:
+    """thrust's cacosh: ``cacosh(0 + I*NaN) = NaN + I*NaN``."""
+    calls.append("arccosh")
+    out = np.arccosh(x._a)
+    if x.dtype.kind == "c":
+        bad = (x._a.real == 0) & np.isnan(x._a.imag)
+        out = np.where(bad, np.asarray(complex(np.nan, np.nan), out.dtype), out)
+    return _wrap(np.asarray(out))
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> ndarray:
+    calls.append("full")  # cupy.full: copyto, an element-wise copy (the sign of a zero kept)
+    return ndarray._of(np.full(shape, _unwrap(fill_value), dtype=dtype))
+
+
+# ----------------------------------------------------------------------------- cupy.linalg
+def _cholesky(a: ndarray) -> ndarray:
+    calls.append("linalg.cholesky")
+    return _wrap(np.linalg.cholesky(a._a))
+
+
+def _pinv(a: ndarray, rcond: Any = 1e-15) -> ndarray:
+    calls.append("linalg.pinv")
+    return _wrap(np.linalg.pinv(a._a, rcond=_unwrap(rcond)))
+
+
+def _matrix_rank(M: ndarray, tol: Any = None) -> ndarray:  # noqa: N803 - cupy's name
+    calls.append("linalg.matrix_rank")
+    return _wrap(np.linalg.matrix_rank(M._a, tol=_unwrap(tol)))
+
+
+def _svd(a: ndarray, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    calls.append("linalg.svd")
+    return _wrap(np.linalg.svd(a._a, full_matrices=full_matrices, compute_uv=compute_uv))
+
+
+def _norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A002
+    calls.append("linalg.norm")
+    return _wrap(np.linalg.norm(x._a, ord=ord, axis=axis, keepdims=keepdims))
+
+
+def _solve(a: ndarray, b: ndarray) -> ndarray:
+    calls.append("linalg.solve")
+    if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) shape")
+    if b.ndim == 1:
+        return _wrap(np.linalg.solve(a._a, np.broadcast_to(b._a, a.shape[:-1])[..., None])[..., 0])
+    return _wrap(np.linalg.solve(a._a, b._a))
+
+
+linalg = types.SimpleNamespace(
+    cholesky=_cholesky, pinv=_pinv, matrix_rank=_matrix_rank, svd=_svd, norm=_norm, solve=_solve,
+    cross=_function("cross", np.linalg),
+    **{name: _function(name, np.linalg) for name in (
+        "det", "inv", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matrix_power", "matmul",
+        "matrix_transpose", "tensorsolve", "tensorinv", "lstsq", "cond")},
+)
+fft = types.SimpleNamespace(**{name: _function(name, np.fft) for name in (
+    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftshift",
+    "ifftshift", "fftfreq", "rfftfreq")})
+
+
+def install(monkeypatch: Any) -> types.ModuleType:
+    """Make ``import cupy`` find this module for one test (pytest's ``monkeypatch``)."""
+    module = sys.modules[__name__]
+    monkeypatch.setitem(sys.modules, "cupy", module)
+    calls.clear()
+    return module

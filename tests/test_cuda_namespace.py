@@ -1,0 +1,350 @@
+"""The namespace on CUDA arrays, on the CPU: every function computes through cupy, never numpy.
+
+cupy here is tests/numpy_cupy.py: numpy over host memory that dlarray is told lives on
+``cuda:0``, refusing numpy as real cupy does, with cupy's names and signatures and its known
+departures from the standard (a zero filled as zero bytes, its remainder, thrust's complex log,
+tanh and acosh). Each result on ``cuda:0`` must equal, bit for bit where the standard fixes the
+bits (signed zeros, NaN positions), the same function's result on the CPU, which the Array API
+suite passes with 0 failures. tests/gpu/test_cuda_namespace_gpu.py runs the same checks on a real GPU.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy_cupy
+import pytest
+
+import dlarray as xp
+from dlarray import _cuda
+
+CUDA = "cuda:0"
+SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -3.0, 1e-300]
+
+
+@pytest.fixture(autouse=True)
+def cupy(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(_cuda, "_driver_state", [None])  # no driver: nothing is ever ordered
+    return numpy_cupy.install(monkeypatch)
+
+
+def on_cuda(values: Any, dtype: Any = None) -> xp.Array:
+    x = xp.asarray(np.asarray(values, dtype=dtype), device=CUDA)
+    assert str(x.device) == CUDA and isinstance(x._native, numpy_cupy.ndarray)
+    return x
+
+
+def host(x: Any) -> np.ndarray:
+    assert str(x.device) == CUDA, "a result of a CUDA array left the GPU"
+    return np.asarray(x.to_device("cpu"))
+
+
+def assert_same_bits(cuda_result: Any, cpu_result: Any) -> None:
+    """Equal values, NaNs in the same places and zeros with the same sign (each component)."""
+    if isinstance(cpu_result, tuple):
+        for ours, theirs in zip(cuda_result, cpu_result, strict=True):
+            assert_same_bits(ours, theirs)
+        return
+    got, want = host(cuda_result), np.asarray(cpu_result)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    parts = (lambda a: (a.real, a.imag)) if want.dtype.kind == "c" else (lambda a: (a,))
+    for g, w in zip(parts(got), parts(want)):
+        np.testing.assert_array_equal(g, w)
+        if w.dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg="the sign of a zero")
+
+
+def assert_close(cuda_result: Any, cpu_result: Any) -> None:
+    if isinstance(cpu_result, tuple):
+        for ours, theirs in zip(cuda_result, cpu_result, strict=True):
+            assert_close(ours, theirs)
+        return
+    got, want = host(cuda_result), np.asarray(cpu_result)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- special cases
+UNARY = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "expm1",
+         "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10", "negative", "positive",
+         "round", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "reciprocal"]
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "atan2", "hypot",
+          "copysign", "nextafter", "maximum", "minimum", "logaddexp", "equal", "less", "greater_equal"]
+COMPLEX_UNARY = ["log", "log1p", "tanh", "tan", "acosh", "asinh", "atanh", "exp", "expm1", "sqrt", "sin",
+                 "cosh", "sign", "abs", "reciprocal"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_special_cases_match_the_cpu(name: str) -> None:
+    values = np.array(SPECIAL)
+    function = getattr(xp, name)
+    with np.errstate(all="ignore"):
+        assert_same_bits(function(on_cuda(values)), function(xp.asarray(values)))
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_special_cases_match_the_cpu(name: str) -> None:
+    pairs = np.array(list(itertools.product(SPECIAL, repeat=2)))
+    function = getattr(xp, name)
+    with np.errstate(all="ignore"):
+        expected = function(xp.asarray(pairs[:, 0]), xp.asarray(pairs[:, 1]))
+        assert_same_bits(function(on_cuda(pairs[:, 0]), on_cuda(pairs[:, 1])), expected)
+        # a Python scalar operand takes the same path as on the CPU
+        assert_same_bits(function(on_cuda(pairs[:, 0]), -0.0), function(xp.asarray(pairs[:, 0]), -0.0))
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+def test_complex_special_cases_match_the_cpu(name: str) -> None:
+    parts = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -2.0]
+    values = np.array([complex(a, b) for a in parts for b in parts])
+    # the special cases (a zero, infinite or NaN component) exactly; the others to rounding (cupy's
+    # complex kernels are not numpy's)
+    special = ~np.isfinite(values) | (values == 0) | (values == -1)
+    function = getattr(xp, name)
+    with np.errstate(all="ignore"):
+        assert_same_bits(function(on_cuda(values[special])), function(xp.asarray(values[special])))
+        assert_close(function(on_cuda(values[~special])), np.asarray(function(xp.asarray(values[~special]))))
+
+
+def test_cupys_departures_are_corrected(cupy: Any) -> None:
+    """The fake cupy really departs where real cupy does, and dlarray corrects each departure."""
+    with np.errstate(all="ignore"):
+        assert math.isnan(float(cupy.remainder(cupy.asarray(np.array([1.0])), math.inf)[0]))
+        assert float(xp.remainder(on_cuda([1.0]), math.inf)[0]) == 1.0
+        assert float(xp.remainder(on_cuda([-1.0]), math.inf)[0]) == math.inf
+        assert math.copysign(1, float(xp.remainder(on_cuda([0.0]), -5.0)[0])) == -1
+        log_inf_nan = xp.log(on_cuda([complex(math.inf, math.nan)]))[0]
+        assert complex(log_inf_nan).real == math.inf
+        tanh_zero_inf = complex(xp.tanh(on_cuda([complex(-0.0, math.inf)]))[0])
+        assert tanh_zero_inf.real == 0 and math.copysign(1, tanh_zero_inf.real) == -1
+        acosh_zero_nan = complex(xp.acosh(on_cuda([complex(0.0, math.nan)]))[0])
+        assert math.isnan(acosh_zero_nan.real) and abs(acosh_zero_nan.imag) == math.pi / 2
+
+
+# ----------------------------------------------------------------------------- signed zeros in and out
+def test_a_negative_zero_keeps_its_sign_on_the_way_to_the_gpu(cupy: Any) -> None:
+    assert math.copysign(1, float(cupy.asarray(np.array(-0.0)))) == 1  # cupy's own fill loses it
+    for made in (xp.asarray(-0.0, device=CUDA), xp.asarray(-0.0, dtype=xp.float32, device=CUDA),
+                 xp.full((), -0.0, device=CUDA), xp.asarray(np.float64(-0.0), device=CUDA),
+                 xp.asarray(xp.asarray(-0.0), device=CUDA)):
+        assert str(made.device) == CUDA
+        assert bool(xp.signbit(made)) and math.copysign(1, float(made)) == -1
+    z = xp.asarray(complex(-0.0, -0.0), device=CUDA)
+    assert all(math.copysign(1, part) == -1 for part in (complex(z).real, complex(z).imag))
+
+
+def test_assigning_a_negative_zero_keeps_its_sign() -> None:
+    x = on_cuda([1.0, 2.0, 3.0])
+    x[1] = -0.0
+    x[2:] = -0.0
+    assert host(xp.signbit(x)).tolist() == [False, True, True]
+    c = on_cuda([1 + 1j], dtype=np.complex128)
+    c[0] = complex(-0.0, 0.0)
+    assert math.copysign(1, complex(c[0]).real) == -1
+
+
+# ----------------------------------------------------------------------------- operators
+@pytest.mark.parametrize("operator", ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "@="])
+def test_in_place_operators_give_what_the_cpu_gives(operator: str) -> None:
+    values = np.array([[1.5, -0.0], [math.inf, -2.0]])
+    other = np.array([[2.0, -3.0], [0.5, math.inf]])
+    results = []
+    for place in (lambda v: xp.asarray(v), on_cuda):
+        x, y = place(values.copy()), place(other)
+        target = x
+        namespace = {"x": x, "y": y}
+        with np.errstate(all="ignore"):
+            exec(f"x {operator} y", namespace)
+        assert namespace["x"] is target  # in place: the same Array
+        results.append(namespace["x"])
+    assert_same_bits(results[1], np.asarray(results[0]))
+
+
+# ----------------------------------------------------------------------------- linalg
+def _matrices(shape: tuple[int, ...], seed: int = 0, spd: bool = False) -> np.ndarray:
+    a = np.random.default_rng(seed).standard_normal(shape)
+    if spd:
+        a = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+    return a
+
+
+LINALG_CASES: list[tuple[str, Callable[[Any, Any], Any], list[np.ndarray]]] = [
+    ("cholesky", lambda m, a: m.linalg.cholesky(a), [_matrices((2, 3, 3), spd=True)]),
+    ("cholesky upper", lambda m, a: m.linalg.cholesky(a, upper=True), [_matrices((2, 3, 3), spd=True)]),
+    ("pinv", lambda m, a: m.linalg.pinv(a), [_matrices((2, 4, 3))]),
+    ("pinv rtol", lambda m, a: m.linalg.pinv(a, rtol=0.5), [_matrices((2, 4, 3))]),
+    ("svdvals", lambda m, a: m.linalg.svdvals(a), [_matrices((2, 4, 3))]),
+    ("matrix_rank", lambda m, a: m.linalg.matrix_rank(a), [np.array([[1.0, 2.0], [2.0, 4.0]])]),
+    ("matrix_rank rtol", lambda m, a: m.linalg.matrix_rank(a, rtol=0.9), [_matrices((2, 3, 3))]),
+    ("matrix_norm fro", lambda m, a: m.linalg.matrix_norm(a), [_matrices((2, 3, 4))]),
+    ("matrix_norm nuc keepdims", lambda m, a: m.linalg.matrix_norm(a, ord="nuc", keepdims=True), [_matrices((2, 3, 4))]),
+    ("matrix_norm -2", lambda m, a: m.linalg.matrix_norm(a, ord=-2), [_matrices((2, 3, 4))]),
+    ("matrix_norm inf", lambda m, a: m.linalg.matrix_norm(a, ord=math.inf), [_matrices((2, 3, 4))]),
+    ("matrix_norm 1", lambda m, a: m.linalg.matrix_norm(a, ord=1), [_matrices((2, 3, 4))]),
+    ("vector_norm", lambda m, a: m.linalg.vector_norm(a), [_matrices((2, 3, 4))]),
+    ("vector_norm axes", lambda m, a: m.linalg.vector_norm(a, axis=(0, 2), keepdims=True), [_matrices((2, 3, 4))]),
+    ("vector_norm ord 3 axis", lambda m, a: m.linalg.vector_norm(a, axis=1, ord=3), [_matrices((2, 3, 4))]),
+    ("vector_norm ord -inf", lambda m, a: m.linalg.vector_norm(a, axis=-1, ord=-math.inf), [_matrices((2, 3, 4))]),
+    ("vector_norm ord 0", lambda m, a: m.linalg.vector_norm(a, ord=0), [np.array([0.0, 1.0, -0.0, 2.0])]),
+    ("trace", lambda m, a: m.linalg.trace(a, offset=1), [_matrices((2, 3, 4))]),
+    ("trace int", lambda m, a: m.linalg.trace(m.astype(a, m.int8)), [np.arange(18.0).reshape(2, 3, 3)]),
+    ("outer", lambda m, a, b: m.linalg.outer(a, b), [np.arange(3.0), np.arange(4.0)]),
+    ("cross", lambda m, a, b: m.linalg.cross(a, b), [_matrices((2, 3)), _matrices((1, 3), seed=1)]),
+    ("solve vector", lambda m, a, b: m.linalg.solve(a, b), [_matrices((2, 3, 3), spd=True), np.arange(3.0)]),
+    ("solve broadcast", lambda m, a, b: m.linalg.solve(a, b),
+     [_matrices((2, 3, 3), spd=True), _matrices((3, 2), seed=2)]),
+    ("diagonal", lambda m, a: m.linalg.diagonal(a, offset=-1), [_matrices((2, 3, 4))]),
+    ("det", lambda m, a: m.linalg.det(a), [_matrices((2, 3, 3))]),
+    ("inv", lambda m, a: m.linalg.inv(a), [_matrices((2, 3, 3))]),
+    ("slogdet", lambda m, a: tuple(m.linalg.slogdet(a)), [_matrices((2, 3, 3))]),
+    ("eigvalsh", lambda m, a: m.linalg.eigvalsh(a), [_matrices((2, 3, 3), spd=True)]),
+    ("qr", lambda m, a: tuple(m.linalg.qr(a)), [_matrices((2, 4, 3))]),
+    ("matrix_power", lambda m, a: m.linalg.matrix_power(a, -2), [_matrices((2, 3, 3))]),
+    ("matmul", lambda m, a, b: m.linalg.matmul(a, b), [_matrices((2, 3, 4)), _matrices((4, 2))]),
+    ("matrix_transpose", lambda m, a: m.matrix_transpose(a), [_matrices((2, 3, 4))]),
+    ("tensordot 0-d", lambda m, a, b: m.tensordot(a, b, axes=0), [np.array(2.5), np.arange(3.0)]),
+    ("tensordot", lambda m, a, b: m.tensordot(a, b, axes=([1, 0], [0, 1])), [_matrices((3, 4)), _matrices((4, 3))]),
+    ("vecdot", lambda m, a, b: m.vecdot(a, b), [_matrices((2, 3)), _matrices((3,), seed=3)]),
+    ("vecdot complex", lambda m, a, b: m.vecdot(a, b, axis=0),
+     [_matrices((3, 2)) + 1j * _matrices((3, 2), seed=4), _matrices((3, 2), seed=5)]),
+]
+
+
+@pytest.mark.parametrize(("function", "arguments"), [(f, a) for _, f, a in LINALG_CASES],
+                         ids=[name for name, _, _ in LINALG_CASES])
+def test_linalg_on_cuda_gives_what_the_cpu_gives(function: Callable[..., Any], arguments: list[np.ndarray]) -> None:
+    expected = function(xp, *(xp.asarray(a) for a in arguments))
+    assert_close(function(xp, *(on_cuda(a) for a in arguments)), _numpy(expected))
+
+
+def test_pinv_and_matrix_rank_take_an_array_rtol() -> None:
+    a = _matrices((2, 3, 3))
+    rtol = np.array([0.1, 0.9])
+    assert_close(xp.linalg.pinv(on_cuda(a), rtol=on_cuda(rtol)), np.asarray(xp.linalg.pinv(xp.asarray(a), rtol=xp.asarray(rtol))))
+    assert_close(xp.linalg.matrix_rank(on_cuda(a), rtol=on_cuda(rtol)),
+                 np.asarray(xp.linalg.matrix_rank(xp.asarray(a), rtol=xp.asarray(rtol))))
+
+
+def test_diagonal_of_a_cuda_array_is_a_view() -> None:
+    x = on_cuda(np.arange(9.0).reshape(3, 3))
+    d = xp.linalg.diagonal(x)
+    assert d.data_ptr == x.data_ptr and not d.readonly
+
+
+# ----------------------------------------------------------------------------- the rest of the namespace
+OTHER_CASES: list[tuple[str, Callable[[Any, Any], Any]]] = [
+    ("count_nonzero keepdims", lambda m, a: m.count_nonzero(a, axis=1, keepdims=True)),
+    ("count_nonzero", lambda m, a: m.count_nonzero(a)),
+    ("sum", lambda m, a: m.sum(a, axis=0)),
+    ("prod", lambda m, a: m.prod(a, axis=(0, 1), keepdims=True)),
+    ("mean", lambda m, a: m.mean(a, axis=1)),
+    ("std", lambda m, a: m.std(a, correction=1)),
+    ("var", lambda m, a: m.var(a, axis=0)),
+    ("max", lambda m, a: m.max(a, axis=1)),
+    ("min", lambda m, a: m.min(a)),
+    ("cumulative_sum", lambda m, a: m.cumulative_sum(a, axis=1, include_initial=True)),
+    ("cumulative_prod", lambda m, a: m.cumulative_prod(a, axis=0)),
+    ("argmax", lambda m, a: m.argmax(a, axis=1)),
+    ("argmin", lambda m, a: m.argmin(a)),
+    ("sort", lambda m, a: m.sort(a, axis=1, descending=True)),
+    ("argsort", lambda m, a: m.argsort(a, axis=0, stable=True)),
+    ("nonzero", lambda m, a: m.nonzero(a)),
+    ("where", lambda m, a: m.where(a > 0, a, -0.0)),
+    ("unique_values", lambda m, a: m.unique_values(a)),
+    ("unique_counts", lambda m, a: tuple(m.unique_counts(a))),
+    ("unique_inverse", lambda m, a: tuple(m.unique_inverse(a))),
+    ("unique_all", lambda m, a: tuple(m.unique_all(a))),
+    ("isin", lambda m, a: m.isin(a, a[0])),
+    ("searchsorted", lambda m, a: m.searchsorted(m.sort(a[0]), a[1])),
+    ("take", lambda m, a: m.take(a, m.asarray([2, 0], device=a.device), axis=1)),
+    ("take_along_axis", lambda m, a: m.take_along_axis(a, m.argsort(a, axis=1), axis=1)),
+    ("concat", lambda m, a: m.concat([a, a], axis=0)),
+    ("stack", lambda m, a: m.stack([a, a], axis=1)),
+    ("flip", lambda m, a: m.flip(a, axis=0)),
+    ("roll", lambda m, a: m.roll(a, 2, axis=1)),
+    ("reshape", lambda m, a: m.reshape(a, (4, 3))),
+    ("permute_dims", lambda m, a: m.permute_dims(a, (1, 0))),
+    ("tile", lambda m, a: m.tile(a, (2, 1))),
+    ("repeat", lambda m, a: m.repeat(a, 2, axis=0)),
+    ("moveaxis", lambda m, a: m.moveaxis(a[None], 0, 2)),
+    ("squeeze", lambda m, a: m.squeeze(a[None], axis=0)),
+    ("expand_dims", lambda m, a: m.expand_dims(a, axis=1)),
+    ("broadcast_to", lambda m, a: m.broadcast_to(a, (2, 3, 4))),
+    ("tril", lambda m, a: m.tril(a, k=1)),
+    ("triu", lambda m, a: m.triu(a)),
+    ("clip", lambda m, a: m.clip(a, -1.0, 1.0)),
+    ("diff", lambda m, a: m.diff(a, axis=1, n=2)),
+    ("all", lambda m, a: m.all(a > -5, axis=0)),
+    ("any", lambda m, a: m.any(a > 1)),
+    ("astype", lambda m, a: m.astype(a, m.float32)),
+    ("real", lambda m, a: m.real(a + 0j)),
+    ("conj", lambda m, a: m.conj(a * 1j)),
+    ("matmul operator", lambda m, a: a @ m.matrix_transpose(a)),
+    ("getitem mask", lambda m, a: a[a > 0]),
+    ("getitem integers", lambda m, a: a[m.asarray([1, 0], device=a.device)]),
+    ("fft", lambda m, a: m.fft.fft(a, axis=1)),
+    ("rfftn", lambda m, a: m.fft.rfftn(a, axes=(0, 1))),
+    ("irfft", lambda m, a: m.fft.irfft(m.fft.rfft(a), n=4)),
+    ("fftshift", lambda m, a: m.fft.fftshift(a, axes=1)),
+    ("zeros_like", lambda m, a: m.zeros_like(a)),
+    ("full_like", lambda m, a: m.full_like(a, -0.0)),
+    ("eye", lambda m, a: m.eye(3, 4, k=1, device=a.device)),
+    ("linspace", lambda m, a: m.linspace(0.0, 1.0, 5, device=a.device)),
+    ("meshgrid", lambda m, a: tuple(m.meshgrid(a[0], a[1]))),
+]
+
+
+@pytest.mark.parametrize("function", [f for _, f in OTHER_CASES], ids=[name for name, _ in OTHER_CASES])
+def test_the_namespace_on_cuda_gives_what_the_cpu_gives(function: Callable[..., Any]) -> None:
+    values = np.array([[3.0, -1.0, 0.0, 2.0], [-0.0, 5.0, -2.0, 1.0], [4.0, 4.0, -3.0, 0.5]])
+    expected = function(xp, xp.asarray(values))
+    assert_same_bits(function(xp, on_cuda(values)), _numpy(expected))
+
+
+def _numpy(result: Any) -> Any:
+    if isinstance(result, tuple):
+        return tuple(_numpy(r) for r in result)
+    assert str(result.device) == "cpu"
+    return np.asarray(result)
+
+
+def test_no_numpy_function_is_handed_cuda_data(cupy: Any) -> None:
+    """The fake cupy's arrays refuse numpy, as real cupy's do."""
+    native = on_cuda([1.0, 2.0])._native
+    with pytest.raises(TypeError):
+        np.asarray(native)
+    with pytest.raises(TypeError):
+        np.sin(native)
+    with pytest.raises(TypeError):
+        np.linalg.norm(native)
+
+
+def test_the_cuda_namespace_is_cupy_completed(cupy: Any) -> None:
+    namespace = xp.Device(CUDA).backend.xp
+    assert namespace.linalg.det is cupy.linalg.det and namespace.asnumpy is cupy.asnumpy  # cupy's own
+    assert namespace.linalg.svdvals is not None and not hasattr(cupy.linalg, "svdvals")  # completed
+    assert namespace.remainder is not cupy.remainder  # corrected
+    assert namespace is xp.Device(CUDA).backend.xp  # built once per cupy module
+    assert namespace.__name__ == cupy.__name__
+
+
+def test_a_stream_pointer_reaches_cupy_through_the_stream_protocol(cupy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cupy 14: Stream.from_external(obj with __cuda_stream__) (ExternalStream is deprecated);
+    cupy 13, which has no from_external: ExternalStream(pointer)."""
+    made: list[Any] = []
+    original = cupy.cuda.Stream.from_external
+    monkeypatch.setattr(cupy.cuda.Stream, "from_external",
+                        classmethod(lambda cls, obj: made.append(obj) or original.__func__(cls, obj)))
+    x = xp.asarray(np.arange(3.0)).to_device(CUDA, stream=0x7000)
+    assert made and made[0].__cuda_stream__() == (0, 0x7000)
+    np.testing.assert_array_equal(host(x), np.arange(3.0))
+    monkeypatch.delattr(cupy.cuda.Stream, "from_external")
+    external: list[int] = []
+    monkeypatch.setattr(cupy.cuda, "ExternalStream", lambda pointer: external.append(pointer) or cupy.cuda.Stream(pointer),
+                        raising=False)
+    xp.asarray(np.arange(3.0)).to_device(CUDA, stream=0x7000)
+    assert external == [0x7000]
