@@ -14,7 +14,8 @@ counts come from pytest-json-report's report. The summary line and the failures 
 ``conformance/.runs/<device>-<examples>.txt`` (ignored by git), and beside it
 ``<device>-<examples>.json``: the outcome of every test, with the date, the commit of this checkout,
 the device and the versions the run used. ``--record`` writes both to the committed
-``conformance/results/`` instead (what the docs show). A run that does not finish (no report)
+``conformance/results/`` instead (what the docs show); a run on a CUDA device always does, and its
+header names the GPU, the NVIDIA driver, cupy and python. A run that does not finish (no report)
 writes nothing. A ``--json-report-file=`` among the pytest arguments is honoured: the counts are
 read from that file, which is kept.
 
@@ -171,6 +172,31 @@ def _cuda_driver(device: str) -> int | None:
         return None
 
 
+def _nvidia_driver(device: str) -> str | None:
+    """The NVIDIA driver's version (nvidia-smi), e.g. "580.65.06"; None on the CPU or without it."""
+    if not device.startswith("cuda"):
+        return None
+    index = device.partition(":")[2] or "0"
+    try:
+        listed = subprocess.run(["nvidia-smi", "-i", index, "--query-gpu=driver_version", "--format=csv,noheader"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+    return listed or None
+
+
+def device_line(record: dict[str, Any]) -> str:
+    """What a GPU run ran on, for the result file's header: GPU, driver, cupy ("" on the CPU)."""
+    if record["accelerator"] is None and record["cuda_driver"] is None:
+        return ""
+    cuda = record["cuda_driver"]
+    cupy = record["versions"].get("cupy-cuda13x") or record["versions"].get("cupy-cuda12x")
+    line = f", GPU {record['accelerator'] or 'unknown'}, driver {record['nvidia_driver'] or 'unknown'}"
+    if cuda:
+        line += f" (CUDA {cuda // 1000}.{cuda % 1000 // 10})"
+    return line + f", cupy {cupy or 'unknown'}"
+
+
 def environment(device: str) -> dict[str, Any]:
     """When, at which commit, on what and with which versions a run was made."""
     versions = {name: _version(name) for name in
@@ -181,6 +207,7 @@ def environment(device: str) -> dict[str, Any]:
         "device": device,
         "accelerator": _accelerator(device),
         "cuda_driver": _cuda_driver(device),
+        "nvidia_driver": _nvidia_driver(device),
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "python": sys.version.split()[0],
@@ -205,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="2", help="pytest-xdist workers (0: none)")
     parser.add_argument("--device", default="cpu", help="dlarray's default device, e.g. cuda:0")
     parser.add_argument("--record", action="store_true",
-                        help="write the result to the committed conformance/results/ (else conformance/.runs/)")
+                        help="write the result to the committed conformance/results/ (else conformance/.runs/; "
+                             "a run on a CUDA device always writes conformance/results/)")
     parser.add_argument("pytest_args", nargs="*")
     options = parser.parse_args(argv)
     missing = missing_requirements(options.workers)
@@ -239,12 +267,15 @@ def main(argv: list[str] | None = None) -> int:
             return result.returncode or 1
         pytest_report = json.loads(report_file.read_text())
         summary, failures = summary_of(pytest_report)
-    folder = RECORDED if options.record else SCRATCH
+    # a GPU run is rare (a borrowed machine) and is what the docs show: it is always recorded
+    recorded = options.record or options.device.startswith("cuda")
+    folder = RECORDED if recorded else SCRATCH
     folder.mkdir(exist_ok=True)
     report = folder / f"{options.device.replace(':', '')}-{options.max_examples}.txt"
+    ran_on = environment(options.device)
     header = (
-        f"array-api-tests {SUITE_COMMIT[:7]} (spec {SPEC_COMMIT[:7]}), dlarray on {options.device}, "
-        f"--max-examples={options.max_examples}, -n {options.workers}, {elapsed:.0f} s, "
+        f"array-api-tests {SUITE_COMMIT[:7]} (spec {SPEC_COMMIT[:7]}), dlarray on {options.device}"
+        f"{device_line(ran_on)}, --max-examples={options.max_examples}, -n {options.workers}, {elapsed:.0f} s, "
         f"python {sys.version.split()[0]}"
         + (f", pytest arguments: {' '.join(options.pytest_args)}" if options.pytest_args else "")
         + "\n"
@@ -253,13 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "suite": {"repository": SUITE_REPOSITORY, "commit": SUITE_COMMIT, "spec_commit": SPEC_COMMIT},
         "max_examples": options.max_examples, "workers": options.workers, "seconds": round(elapsed),
-        "pytest_args": options.pytest_args, "environment": environment(options.device),
+        "pytest_args": options.pytest_args, "environment": ran_on,
         "summary": pytest_report.get("summary", {}),
         "tests": outcomes_of(pytest_report),
     }
     report.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"\n{summary}\nwritten to {os.path.relpath(report, ROOT)}"
-          + ("" if options.record else " (--record writes conformance/results/, which the docs show)"))
+          + ("" if recorded else " (--record writes conformance/results/, which the docs show)"))
     return result.returncode
 
 

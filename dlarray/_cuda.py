@@ -15,6 +15,7 @@ and needs no cupy.
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any
 
 #: DLPack's integer for the legacy default stream, which ``stream=None`` means on CUDA.
@@ -165,11 +166,17 @@ def cupy_current_stream(cupy: Any, device_id: int) -> int:
     """cupy's current stream on ``device_id`` as a DLPack stream integer.
 
     cupy's null stream (pointer 0) is the legacy default stream (1), or the per-thread default
-    stream (2) when cupy runs in per-thread-default-stream mode: cupy says which, as it does when
-    it hands its stream to a DLPack producer.
+    stream (2) when cupy runs in per-thread-default-stream mode (``CUPY_CUDA_PER_THREAD_DEFAULT_STREAM``,
+    which cupy reads once, at import), as cupy says when it hands its stream to a DLPack producer.
     """
     pointer = cupy.cuda.get_current_stream(device_id).ptr  # no device switch: cupy keeps one per device
     if pointer != 0:
         return pointer
-    default_stream = getattr(cupy.cuda.stream, "get_default_stream_ptr", None)
-    return default_stream() if default_stream is not None else LEGACY_DEFAULT_STREAM
+    number = _null_stream_of.get(cupy)
+    if number is None:
+        per_thread = os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip() not in ("", "0")
+        number = _null_stream_of.setdefault(cupy, PER_THREAD_DEFAULT_STREAM if per_thread else LEGACY_DEFAULT_STREAM)
+    return number
+
+
+_null_stream_of: dict[Any, int] = {}  # cupy module -> the DLPack number of its null stream

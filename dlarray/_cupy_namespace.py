@@ -136,15 +136,19 @@ def _complex_log_fixed(cp: Any, z: Any, out: Any) -> Any:
     """``out`` (cupy's complex log of ``z``) with its NaN-component cases recomputed."""
     a = z.real
     b = z.imag
-    fix = cp.isnan(a) | cp.isnan(b)
+    return _parts_set_where(cp, out, cp.isnan(a) | cp.isnan(b), lambda: (cp.log(cp.hypot(a, b)), cp.arctan2(b, a)))
+
+
+def _parts_set_where(cp: Any, out: Any, fix: Any, parts: Any) -> Any:
+    """``out`` with its real and imaginary parts replaced by ``parts()`` (computed only when needed)
+    where ``fix`` holds: a copy, or ``out`` itself when nothing needs fixing."""
     if not int(cp.count_nonzero(fix)):
         return out
-    result = out.copy()
-    with_nan = cp.empty_like(out)
-    with_nan.real = cp.log(cp.hypot(a, b))
-    with_nan.imag = cp.arctan2(b, a)
-    cp.copyto(result, with_nan, where=fix)
-    return result
+    real, imag = parts()
+    out = out.copy()
+    cp.copyto(out.real, real, where=fix)
+    cp.copyto(out.imag, imag, where=fix)
+    return out
 
 
 def _tanh(cp: Any) -> Any:
@@ -155,11 +159,7 @@ def _tanh(cp: Any) -> Any:
         out = original(x)
         if x.dtype.kind == "c":
             a = x.real
-            fix = (a == 0) & ~cp.isfinite(x.imag)
-            if int(cp.count_nonzero(fix)):
-                out = out.copy()
-                cp.copyto(out.real, a, where=fix)
-                cp.copyto(out.imag, math.nan, where=fix)
+            out = _parts_set_where(cp, out, (a == 0) & ~cp.isfinite(x.imag), lambda: (a, math.nan))
         return out
 
     return tanh
@@ -172,11 +172,7 @@ def _arccosh(cp: Any) -> Any:
         """Inverse hyperbolic cosine; a complex ``±0 + NaN j`` gives ``NaN + πj/2``."""
         out = original(x)
         if x.dtype.kind == "c":
-            fix = (x.real == 0) & cp.isnan(x.imag)
-            if int(cp.count_nonzero(fix)):
-                out = out.copy()
-                cp.copyto(out.real, math.nan, where=fix)
-                cp.copyto(out.imag, _PI / 2, where=fix)
+            out = _parts_set_where(cp, out, (x.real == 0) & cp.isnan(x.imag), lambda: (math.nan, _PI / 2))
         return out
 
     return arccosh

@@ -162,3 +162,24 @@ def test_the_conformance_extra_declares_what_the_runner_needs() -> None:
     spec.loader.exec_module(module)
     assert set(module.REQUIRED_MODULES.values()) <= names
     assert sys.version_info >= (3, 11)
+
+
+def test_a_cuda_run_is_recorded_naming_the_gpu_driver_cupy_and_python(
+    runner: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make conformance-cuda`` (and shared/gpu/run.sh, which passes no --record) write
+    conformance/results/cuda0-<examples>.txt, whose first line says what the run ran on."""
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_suite(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", "/the/users/own/path")
+    monkeypatch.setattr(runner, "_accelerator", lambda device: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(runner, "_cuda_driver", lambda device: 13000)
+    monkeypatch.setattr(runner, "_nvidia_driver", lambda device: "580.65.06")
+    installed = runner._version
+    monkeypatch.setattr(runner, "_version", lambda name: "14.2.0" if name == "cupy-cuda13x" else installed(name))
+    runner.main(["--max-examples", "3", "--workers", "0", "--device", "cuda:0"])
+    header = (tmp_path / "results" / "cuda0-3.txt").read_text().splitlines()[0]
+    assert "dlarray on cuda:0, GPU NVIDIA H100 80GB HBM3, driver 580.65.06 (CUDA 13.0), cupy 14.2.0, " in header
+    assert header.endswith(f"python {sys.version.split()[0]}")
+    record = json.loads((tmp_path / "results" / "cuda0-3.json").read_text())["environment"]
+    assert record["nvidia_driver"] == "580.65.06" and record["accelerator"] == "NVIDIA H100 80GB HBM3"
+    assert not (tmp_path / "runs").exists()

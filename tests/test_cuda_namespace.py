@@ -32,9 +32,13 @@ def cupy(monkeypatch: pytest.MonkeyPatch) -> Any:
     return numpy_cupy.install(monkeypatch)
 
 
+def test_cuda_arrays_here_are_held_by_the_numpy_cupy() -> None:
+    assert isinstance(on_cuda([1.0])._native, numpy_cupy.ndarray)
+
+
 def on_cuda(values: Any, dtype: Any = None) -> xp.Array:
     x = xp.asarray(np.asarray(values, dtype=dtype), device=CUDA)
-    assert str(x.device) == CUDA and isinstance(x._native, numpy_cupy.ndarray)
+    assert str(x.device) == CUDA
     return x
 
 
@@ -43,14 +47,23 @@ def host(x: Any) -> np.ndarray:
     return np.asarray(x.to_device("cpu"))
 
 
-def assert_same_bits(cuda_result: Any, cpu_result: Any) -> None:
-    """Equal values, NaNs in the same places and zeros with the same sign (each component)."""
+# cupy's complex and linalg kernels are not numpy's: results other than special cases agree to rounding
+# (tests/gpu/test_cuda_namespace_gpu.py loosens these for a real GPU)
+RTOL, ATOL = 1e-10, 1e-12
+
+
+def compare(cuda_result: Any, cpu_result: Any, *, exact: bool) -> None:
+    """``exact``: equal values, NaNs in the same places and zeros with the same sign (each
+    component); else equal to RTOL/ATOL. Tuples are compared item by item."""
     if isinstance(cpu_result, tuple):
         for ours, theirs in zip(cuda_result, cpu_result, strict=True):
-            assert_same_bits(ours, theirs)
+            compare(ours, theirs, exact=exact)
         return
     got, want = host(cuda_result), np.asarray(cpu_result)
     assert got.dtype == want.dtype and got.shape == want.shape
+    if not exact:
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+        return
     parts = (lambda a: (a.real, a.imag)) if want.dtype.kind == "c" else (lambda a: (a,))
     for g, w in zip(parts(got), parts(want)):
         np.testing.assert_array_equal(g, w)
@@ -58,14 +71,12 @@ def assert_same_bits(cuda_result: Any, cpu_result: Any) -> None:
             np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg="the sign of a zero")
 
 
+def assert_same_bits(cuda_result: Any, cpu_result: Any) -> None:
+    compare(cuda_result, cpu_result, exact=True)
+
+
 def assert_close(cuda_result: Any, cpu_result: Any) -> None:
-    if isinstance(cpu_result, tuple):
-        for ours, theirs in zip(cuda_result, cpu_result, strict=True):
-            assert_close(ours, theirs)
-        return
-    got, want = host(cuda_result), np.asarray(cpu_result)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    compare(cuda_result, cpu_result, exact=False)
 
 
 # ----------------------------------------------------------------------------- special cases
@@ -348,3 +359,20 @@ def test_a_stream_pointer_reaches_cupy_through_the_stream_protocol(cupy: Any, mo
                         raising=False)
     xp.asarray(np.arange(3.0)).to_device(CUDA, stream=0x7000)
     assert external == [0x7000]
+
+
+@pytest.mark.parametrize(("setting", "stream"), [(None, 1), ("0", 1), ("1", 2)])
+def test_results_are_ordered_on_cupys_current_stream(
+    cupy: Any, monkeypatch: pytest.MonkeyPatch, setting: str | None, stream: int
+) -> None:
+    """cupy's null stream is the legacy default stream, or the per-thread one in cupy's
+    per-thread-default-stream mode; another current stream is itself."""
+    monkeypatch.setattr(_cuda, "_null_stream_of", {})
+    if setting is None:
+        monkeypatch.delenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    else:
+        monkeypatch.setenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", setting)
+    x = on_cuda([1.0, 2.0])
+    assert (x + 1)._stream == stream
+    monkeypatch.setattr(cupy.cuda, "get_current_stream", lambda device_id=-1: cupy.cuda.Stream(0x5000))
+    assert (x + 1).__cuda_array_interface__["stream"] == 0x5000

@@ -19,6 +19,8 @@ is handed to the consumer unchanged.
 from __future__ import annotations
 
 import ctypes
+import struct
+import sys
 
 from . import _capi
 from ._structs import (
@@ -33,13 +35,20 @@ _VERSIONED_NAME = b"dltensor_versioned"
 _LEGACY_NAME = b"dltensor"
 
 _DATA = DLTensor.data.offset
-_DEVICE = DLTensor.device.offset
 _DTYPE = DLTensor.dtype.offset
 _BYTE_OFFSET = DLTensor.byte_offset.offset
 _FLAGS = DLManagedTensorVersioned.flags.offset
 _MINOR = DLManagedTensorVersioned.version.offset + DLPackVersion.minor.offset
 _FIRST_DLPACK_1_1_CODE = DLDataTypeCode.FLOAT8_E3M4
-_pack_device = ctypes.c_int32 * 2
+# The fields written, each packed in one call (DLTensor's device follows its data pointer, as
+# _structs.TENSOR_LAYOUT, checked against ctypes at import, says: one call for both).
+_DATA_AND_DEVICE = struct.Struct("@Pii")
+_CODE_AND_BITS = struct.Struct("@BB")
+_UINT64 = struct.Struct("@Q")
+_UINT32 = struct.Struct("@I")
+# All of memory as one writable buffer, for struct.pack_into at an absolute address. Written
+# through only here, and only into the fields of a fresh capsule's struct (see retarget_capsule).
+_ADDRESS_SPACE = memoryview((ctypes.c_char * sys.maxsize).from_address(0))
 
 
 def retarget_capsule(
@@ -64,18 +73,14 @@ def retarget_capsule(
     name = _VERSIONED_NAME if versioned else _LEGACY_NAME
     managed = _capi.capsule_get_pointer(capsule, name)
     tensor = managed + (VERSIONED_TENSOR_OFFSET if versioned else 0)
-    ctypes.c_void_p.from_address(tensor + _DATA).value = data or None
-    device = _pack_device.from_address(tensor + _DEVICE)
-    device[0] = device_type
-    device[1] = device_id
-    ctypes.c_uint8.from_address(tensor + _DTYPE).value = dtype_code
-    ctypes.c_uint8.from_address(tensor + _DTYPE + 1).value = dtype_bits
-    ctypes.c_uint64.from_address(tensor + _BYTE_OFFSET).value = byte_offset
+    memory = _ADDRESS_SPACE
+    _DATA_AND_DEVICE.pack_into(memory, tensor + _DATA, data or 0, device_type, device_id)
+    _CODE_AND_BITS.pack_into(memory, tensor + _DTYPE, dtype_code, dtype_bits)
+    _UINT64.pack_into(memory, tensor + _BYTE_OFFSET, byte_offset)
     if versioned:
         if set_flags:
-            flags = ctypes.c_uint64.from_address(managed + _FLAGS)
-            flags.value |= set_flags
+            flags = managed + _FLAGS
+            _UINT64.pack_into(memory, flags, _UINT64.unpack_from(memory, flags)[0] | set_flags)
         if dtype_code >= _FIRST_DLPACK_1_1_CODE:
-            minor = ctypes.c_uint32.from_address(managed + _MINOR)
-            minor.value = max(minor.value, 1)
-
+            minor = managed + _MINOR
+            _UINT32.pack_into(memory, minor, max(_UINT32.unpack_from(memory, minor)[0], 1))
