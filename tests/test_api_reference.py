@@ -37,6 +37,7 @@ import pytest
 import dlarray
 import dlarray.testing
 from dlarray._array import Array
+from dlarray._devices import CPU, DEFAULT_DEVICE
 from dlarray._dtypes import ALL_DTYPES, DType
 from dlarray._info import Info
 
@@ -342,6 +343,8 @@ def _exported_by_rendered_module(path: str) -> bool:
 def test_examples_run(entry: Entry) -> None:
     """Every Examples section runs, and prints exactly what it shows."""
     _skip_unfinished(entry)
+    if DEFAULT_DEVICE is not CPU:
+        pytest.skip(f"the examples show CPU arrays; DLARRAY_DEFAULT_DEVICE is {DEFAULT_DEVICE}")
     text = inspect.getdoc(entry.obj.fget if entry.kind == "property" else entry.obj)
     assert text, f"{entry.path} has no docstring"
     test = doctest.DocTestParser().get_doctest(text, {}, entry.path, None, 0)
