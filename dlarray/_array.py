@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import operator
 import sys
-from typing import Any, Iterator
+from collections.abc import Callable
+from types import EllipsisType, ModuleType
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from ._devices import _cache as _DEVICE_CACHE
 from ._devices import CPU, Device, as_device, device_of, devices_differ, int_pair
 from ._dlpack import (
     DLPACK_VERSION,
+    CapsuleType,
     FLAG_IS_COPIED,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
@@ -37,6 +40,10 @@ from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
 from ._storage import bits_dtype, bits_view, copy_bits, is_packed, unpacked_bits
+
+if TYPE_CHECKING:
+    import cupy
+    import numpy.typing as npt
 
 _SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
@@ -52,6 +59,16 @@ class Array:
     Create one with :func:`dlarray.from_dlpack` or :func:`dlarray.asarray`, or with any function of
     the namespace. Besides the Array API attributes it exposes DLPack-level metadata:
     :attr:`strides` (in elements), :attr:`data_ptr`, :attr:`readonly`.
+
+    Examples
+    --------
+    >>> import numpy as np, dlarray as xp
+    >>> n = np.arange(6.0).reshape(2, 3)
+    >>> x = xp.from_dlpack(n)  # zero-copy: the same memory
+    >>> x.data_ptr == n.ctypes.data, x.shape, x.strides
+    (True, (2, 3), (3, 1))
+    >>> (x * 2)[1]
+    Array([ 6.,  8., 10.], dtype=float64, device=cpu)
     """
 
     __slots__ = (
@@ -79,7 +96,7 @@ class Array:
     _flags: int
     _stream: int
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
             "dlarray.Array cannot be constructed directly; use dlarray.asarray or dlarray.from_dlpack"
         )
@@ -102,28 +119,73 @@ class Array:
     # ---------------------------------------------------------------- metadata
     @property
     def dtype(self) -> DType:
-        """Data type of the elements."""
+        """Data type of the elements.
+
+        Standard: [`dtype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.dtype.html).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray([1.0, 2.0]).dtype
+        dlarray.float64
+        """
         return self._dtype
 
     @property
     def device(self) -> Device:
-        """Device the memory lives on."""
+        """Device the memory lives on.
+
+        Standard: [`device`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.device.html).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray([1.0, 2.0]).device
+        Device('cpu')
+        """
         return self._device
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """Extent of each dimension."""
+        """Extent of each dimension (every extent is known: no ``None``).
+
+        Standard: [`shape`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.shape.html).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros((2, 3)).shape
+        (2, 3)
+        """
         native = self._native
         return native.shape if native is not None else self._shape
 
     @property
     def ndim(self) -> int:
-        """Number of dimensions."""
+        """Number of dimensions (0 for a 0-d array).
+
+        Standard: [`ndim`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.ndim.html).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros((2, 3)).ndim, xp.asarray(1.0).ndim
+        (2, 0)
+        """
         return len(self.shape)
 
     @property
     def size(self) -> int:
-        """Number of elements."""
+        """Number of elements (the product of :attr:`shape`; 1 for a 0-d array).
+
+        Standard: [`size`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.size.html).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros((2, 3)).size
+        6
+        """
         size = 1
         for extent in self.shape:
             size *= extent
@@ -131,45 +193,119 @@ class Array:
 
     @property
     def strides(self) -> tuple[int, ...]:
-        """Steps between neighbouring elements of each dimension, in elements (DLPack's unit)."""
+        """Steps between neighbouring elements of each dimension, in elements (DLPack's unit).
+
+        Not in the standard; numpy's ``strides`` count bytes, these count elements.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> x = xp.zeros((2, 3))
+        >>> x.strides, x[:, ::2].strides, x.mT.strides
+        ((3, 1), (3, 2), (1, 3))
+        """
         if self._data is None:
             self._fill_metadata()
         return self._strides
 
     @property
     def data_ptr(self) -> int:
-        """Address of the first element (``data + byte_offset`` in DLPack terms)."""
+        """Address of the first element (``data + byte_offset`` in DLPack terms).
+
+        On a device the host cannot read (CUDA), an address in that device's memory.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> x = xp.zeros((2, 3))
+        >>> x[1].data_ptr - x.data_ptr
+        24
+        """
         if self._data is None:
             self._fill_metadata()
         return self._data + self._offset  # type: ignore[operator]
 
     @property
     def readonly(self) -> bool:
-        """True if the buffer must not be written (DLPack's READ_ONLY flag)."""
+        """True if the buffer must not be written (DLPack's READ_ONLY flag).
+
+        A read-only array refuses ``x[...] = v`` and in-place operators (ValueError), and is
+        exported with the flag set (never as a legacy capsule, which cannot say it).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray(b"abc").readonly, xp.zeros(3).readonly
+        (True, False)
+        """
         if self._data is None:
             self._fill_metadata()
         return bool(self._flags & FLAG_READ_ONLY)
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element."""
+        """Bytes per element (rounded up to a whole byte for sub-byte dtypes).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros(3, dtype=xp.float32).itemsize
+        4
+        """
         return self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
-        """Bytes spanned by the elements if they were contiguous (``size * itemsize``)."""
+        """Bytes spanned by the elements if they were contiguous (``size * itemsize``).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros((2, 3), dtype=xp.float32).nbytes
+        24
+        """
         return self.size * self._dtype.itemsize
 
     @property
     def T(self) -> Array:
-        """Transpose of a matrix (2-D array only, as the standard says)."""
+        """Transpose of a matrix (2-D array only, as the standard says): a view.
+
+        Standard: [`T`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.T.html).
+
+        Raises
+        ------
+        ValueError
+            The array is not 2-D (use :func:`~dlarray.permute_dims` or :attr:`mT`).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray([[1, 2, 3], [4, 5, 6]]).T
+        Array([[1, 4],
+               [2, 5],
+               [3, 6]], dtype=int64, device=cpu)
+        """
         if self.ndim != 2:
             raise ValueError(f"x.T needs a 2-D array, this one has {self.ndim} dimensions; use permute_dims or mT")
         return self._permuted((1, 0))
 
     @property
     def mT(self) -> Array:
-        """Transpose of the last two dimensions (a stack of matrices)."""
+        """Transpose of the last two dimensions (a stack of matrices): a view.
+
+        Standard: [`mT`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.mT.html).
+
+        Raises
+        ------
+        ValueError
+            The array has fewer than 2 dimensions.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros((5, 2, 3)).mT.shape
+        (5, 3, 2)
+        """
         if self.ndim < 2:
             raise ValueError(f"x.mT needs at least 2 dimensions, this one has {self.ndim}")
         axes = list(range(self.ndim))
@@ -228,12 +364,26 @@ class Array:
 
     # ---------------------------------------------------------------- DLPack
     @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        """The CUDA Array Interface (version 3) of a CUDA array; AttributeError on other devices.
+    def __cuda_array_interface__(self) -> dict[str, int | str | tuple[int, ...] | tuple[int, bool] | None]:
+        """The CUDA Array Interface (version 3) of a CUDA array: numba, cupy and torch read it.
 
-        ``stream`` is the stream the data is ordered on, which the consumer synchronizes with: 1
-        (the legacy default stream) for imported data, which DLPack's ``stream=None`` means on
-        CUDA; cupy's stream for results cupy computed on another one.
+        Keys ``version`` (3), ``shape``, ``typestr`` (numpy's, e.g. ``"<f4"``), ``data``
+        (``(pointer, read_only)``), ``strides`` (in bytes, None when C-contiguous) and ``stream``:
+        the stream the data is ordered on, which the consumer synchronizes with, 1 (the legacy
+        default stream) for imported data, which DLPack's ``stream=None`` means on CUDA; cupy's
+        stream for results cupy computed on another one.
+
+        Raises
+        ------
+        AttributeError
+            The array is not on a CUDA device (so that ``hasattr`` answers False, as the protocol
+            expects), or its dtype has no typestr (bfloat16, float8...).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> hasattr(xp.zeros(3), "__cuda_array_interface__")  # a CPU array has none
+        False
         """
         if not self._device.backend.orders_streams:
             raise AttributeError(f"__cuda_array_interface__ is only defined for CUDA arrays, not on {self._device}")
@@ -253,45 +403,62 @@ class Array:
         }
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
-        """The DLPack device of the buffer: ``(DLDeviceType, device_id)``."""
+        """The DLPack device of the buffer: ``(DLDeviceType, device_id)``.
+
+        Standard: [`__dlpack_device__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__dlpack_device__.html).
+
+        Returns
+        -------
+        tuple[DLDeviceType, int]
+            The device type (an ``IntEnum``, so it compares equal to DLPack's integer code) and
+            the device's index.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros(3).__dlpack_device__()
+        (<DLDeviceType.CPU: 1>, 0)
+        """
         device = self._device
         return device.type, device.id
 
     def __dlpack__(
         self,
         *,
-        stream: Any = None,
+        stream: int | None = None,
         max_version: tuple[int, int] | None = None,
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
-    ) -> Any:
+    ) -> CapsuleType:
         """Export the array as a DLPack capsule.
+
+        Standard: [`__dlpack__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__dlpack__.html).
 
         Parameters
         ----------
-        stream
+        stream : int | None
             None or an int. ``None`` on CPU (an int is refused). On CUDA, the consumer's stream:
             ``None`` or 1 the legacy default stream, 2 the per-thread default stream, a larger
             integer a stream pointer, -1 no synchronization; 0 is refused. When it is another
             stream than the one the data is ordered on, the consumer's stream waits for that one
             (an event).
-        max_version
+        max_version : tuple[int, int] | None
             None or a tuple of two ints: the newest DLPack version the consumer reads. ``None``
             or a major version 0 gives a legacy ``dltensor`` capsule; ``(1, x)`` and above give
             ``dltensor_versioned``.
-        dl_device
+        dl_device : tuple[int, int] | None
             None or a ``(device_type, device_id)`` tuple of two ints: the device the consumer
             wants the data on; another device than the array's needs a copy (and ``copy`` not
             False).
-        copy
+        copy : bool | None
             ``True``: always copy (the IS_COPIED flag is set). ``False``: never copy, raise
             BufferError if one would be needed. ``None``: copy only if needed. numpy's bools
             count as bools; nothing else does.
 
         Returns
         -------
-        PyCapsule
-            Named ``dltensor_versioned`` or ``dltensor``.
+        CapsuleType
+            A PyCapsule named ``dltensor_versioned`` or ``dltensor``, for one consumer.
 
         Raises
         ------
@@ -311,6 +478,9 @@ class Array:
         >>> import dlarray as xp
         >>> xp.asarray([1.0, 2.0]).__dlpack__(max_version=(1, 0))  # doctest: +ELLIPSIS
         <capsule object "dltensor_versioned" at ...>
+        >>> import numpy as np
+        >>> np.from_dlpack(xp.asarray([1.0, 2.0]))  # numpy calls __dlpack__ itself
+        array([1., 2.])
         """
         native = self._native
         if (native is not None and stream is None and dl_device is None
@@ -394,14 +564,68 @@ class Array:
         return capsule
 
     # ---------------------------------------------------------------- conversions
-    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        """The ``dlarray`` module: the Array API namespace of this array."""
+    def __array_namespace__(self, *, api_version: str | None = None) -> ModuleType:
+        """The ``dlarray`` module: the Array API namespace of this array.
+
+        Standard: [`__array_namespace__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__array_namespace__.html).
+
+        Parameters
+        ----------
+        api_version : str | None
+            The standard's version the caller wants: ``None`` (the newest, 2025.12), or one of
+            ``"2023.12"``, ``"2024.12"``, ``"2025.12"``.
+
+        Returns
+        -------
+        ModuleType
+            The ``dlarray`` module.
+
+        Raises
+        ------
+        ValueError
+            Another ``api_version``.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.zeros(3).__array_namespace__() is xp
+        True
+        """
         if api_version is not None and api_version not in ("2023.12", "2024.12", "2025.12"):
             raise ValueError(f"unsupported Array API version {api_version!r}; dlarray implements 2023.12 to 2025.12")
         return sys.modules["dlarray"]
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        """numpy conversion: a zero-copy view for host memory (read-only stays read-only)."""
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        """numpy conversion (``np.asarray(x)``): a zero-copy view of host memory.
+
+        Parameters
+        ----------
+        dtype : npt.DTypeLike | None
+            The numpy dtype wanted; another one than the array's needs a copy.
+        copy : bool | None
+            ``True``: always copy; ``False``: never (ValueError if a dtype change needs one);
+            ``None``: copy only for a dtype change.
+
+        Returns
+        -------
+        np.ndarray
+            Over this array's memory unless a copy was asked for or needed; a read-only array
+            gives a read-only view.
+
+        Raises
+        ------
+        TypeError
+            The memory is not on the host (CUDA: copy it with ``x.to_device("cpu")`` first), or
+            the dtype has no numpy equivalent and no backend (bfloat16, float8...).
+        ValueError
+            ``copy=False`` with a dtype that needs a copy.
+
+        Examples
+        --------
+        >>> import numpy as np, dlarray as xp
+        >>> np.asarray(xp.asarray([1, 2]))
+        array([1, 2])
+        """
         try:
             native = self._as_native()
         except BackendUnavailable as exc:
@@ -417,14 +641,19 @@ class Array:
             return native.astype(dtype)
         return native.copy() if copy else native
 
-    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+    def to_device(
+        self, device: Device | str | tuple[int, int], /, *, stream: int | cupy.cuda.Stream | None = None
+    ) -> Array:
         """The array on ``device``: itself if it is there already, otherwise a copy.
+
+        Standard: [`to_device`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.to_device.html).
 
         Parameters
         ----------
-        device
-            The target device (``"cpu"``, ``"cuda:1"``, a :class:`Device`, ...).
-        stream
+        device : Device | str | tuple[int, int]
+            The target device: a :class:`Device`, a name (``"cpu"``, ``"cuda:1"``), a DLPack
+            ``(device_type, device_id)`` pair, or an object with ``__dlpack_device__``.
+        stream : int | cupy.cuda.Stream | None
             For a copy to or from CUDA, the stream it runs on: a DLPack stream integer (1, 2 or
             a pointer) or a cupy stream. ``None``: cupy's current stream.
 
@@ -442,6 +671,13 @@ class Array:
         ValueError
             An unknown device name; a stream where neither device is a CUDA device (there is
             no stream to run on), or a stream value DLPack does not allow (0, below -1).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> x = xp.zeros(3)
+        >>> x.to_device("cpu") is x
+        True
         """
         target = as_device(device)
         if stream is not None:
@@ -466,7 +702,7 @@ class Array:
     # An Array's slots hold addresses and an owner that keeps foreign memory alive; neither may
     # travel. Pickles and copies carry the values (see "Pickling and copies" in docs/safety.md).
 
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+    def __reduce_ex__(self, protocol: int) -> tuple[Callable[..., Array], tuple[object, ...]]:
         """Pickle the values, never the memory.
 
         The pickle holds a C-contiguous copy of the elements' bytes read on the host, the dtype
@@ -480,6 +716,16 @@ class Array:
         loaded. Arrays on host-readable devices (pinned ``cuda_host``, ``rocm_host``,
         ``cuda_managed``) are read on the host and load onto the CPU, where a plain copy of
         their values lives.
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol; 5 and above pass the bytes as a buffer.
+
+        Returns
+        -------
+        tuple[Callable[..., Array], tuple[object, ...]]
+            The reconstructor and its arguments.
 
         Raises
         ------
@@ -509,7 +755,7 @@ class Array:
             self._dtype.bits < 8 and bool(host._flags_now() & FLAG_IS_SUBBYTE_TYPE_PADDED), sys.byteorder,
         )
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[Callable[..., Array], tuple[object, ...]]:
         """As :meth:`__reduce_ex__` with protocol 2 (the values as bytes)."""
         return self.__reduce_ex__(2)
 
@@ -519,7 +765,17 @@ class Array:
 
         The copy is a fresh, writable, C-contiguous array that owns its memory, on the same
         device (host-readable pinned or managed memory is copied to the CPU); read-only is not
-        kept. TypeError where the values cannot be read (see :meth:`__reduce_ex__`).
+        kept.
+
+        Returns
+        -------
+        Array
+            The copy.
+
+        Raises
+        ------
+        TypeError
+            The values cannot be read (see :meth:`__reduce_ex__`).
 
         Examples
         --------
@@ -532,9 +788,24 @@ class Array:
         """
         return _independent_copy(self)
 
-    def __deepcopy__(self, memo: Any) -> Array:
+    def __deepcopy__(self, memo: dict[int, object]) -> Array:
         """An independent copy with equal values, as :meth:`__copy__` (an Array holds no other
         Python objects to copy).
+
+        Parameters
+        ----------
+        memo : dict[int, object]
+            :func:`copy.deepcopy`'s memo (not needed: nothing inside is copied separately).
+
+        Returns
+        -------
+        Array
+            The copy.
+
+        Raises
+        ------
+        TypeError
+            The values cannot be read (see :meth:`__reduce_ex__`).
 
         Examples
         --------
@@ -560,28 +831,173 @@ class Array:
         return self._device.backend.to_host(self._as_native())
 
     def __bool__(self) -> bool:
+        """``bool(x)`` of a 0-d array: its value as a Python ``bool``.
+
+        Any non-zero value, NaN included, is True.
+
+        Standard: [`__bool__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__bool__.html).
+
+        Returns
+        -------
+        bool
+            The value, read on the host (a CUDA array is read after the work on its stream).
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or its value cannot be read on the host (a CUDA array
+            without cupy; a device nothing here reads).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> bool(xp.asarray(0.5)), bool(xp.asarray([0])[0])
+        (True, False)
+        """
         return self._scalar(bool)
 
     def __int__(self) -> int:
+        """``int(x)`` of a 0-d array: its value as a Python ``int``.
+
+        A floating-point value is truncated toward zero.
+
+        Standard: [`__int__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__int__.html).
+
+        Returns
+        -------
+        int
+            The value, read on the host (a CUDA array is read after the work on its stream).
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or its value cannot be read on the host.
+        OverflowError
+            The value is an infinity (as Python's ``int(float("inf"))``).
+        ValueError
+            The value is NaN.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> int(xp.asarray(-2.7))
+        -2
+        """
         return self._scalar(int)
 
     def __float__(self) -> float:
+        """``float(x)`` of a 0-d array: its value as a Python ``float``.
+
+        Standard: [`__float__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__float__.html).
+
+        Returns
+        -------
+        float
+            The value, read on the host (a CUDA array is read after the work on its stream).
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or it is complex, or its value cannot be read on the host.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> float(xp.asarray([1.5, 2.5])[1])
+        2.5
+        """
         return self._scalar(float)
 
     def __complex__(self) -> complex:
+        """``complex(x)`` of a 0-d array: its value as a Python ``complex``.
+
+        Standard: [`__complex__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__complex__.html).
+
+        Returns
+        -------
+        complex
+            The value, read on the host (a CUDA array is read after the work on its stream).
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or its value cannot be read on the host.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> complex(xp.asarray(1 + 2j))
+        (1+2j)
+        """
         return self._scalar(complex)
 
     def __index__(self) -> int:
+        """A 0-d integer array as a Python ``int`` where Python wants an index (``seq[x]``).
+
+        Standard: [`__index__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__index__.html).
+
+        Returns
+        -------
+        int
+            The value.
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or its dtype is not an integer one (booleans included).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> ["a", "b", "c"][xp.asarray(1)]
+        'b'
+        """
         if self._dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
         return self._scalar(int)
 
     def __len__(self) -> int:
+        """``len(x)``: the extent of the first dimension (not in the standard; as numpy).
+
+        Returns
+        -------
+        int
+            ``x.shape[0]``.
+
+        Raises
+        ------
+        TypeError
+            A 0-d array.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> len(xp.zeros((4, 2)))
+        4
+        """
         if not self.shape:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
     def __iter__(self) -> Iterator[Array]:
+        """Iterate over the first dimension: ``x[0]``, ``x[1]``, ... (views; as numpy).
+
+        Returns
+        -------
+        Iterator[Array]
+            The sub-arrays, one per index of the first dimension.
+
+        Raises
+        ------
+        TypeError
+            A 0-d array.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> [int(v) for v in xp.asarray([3, 1, 2])]
+        [3, 1, 2]
+        """
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         for i in range(self.shape[0]):
@@ -602,6 +1018,22 @@ class Array:
         return decode(bits_view(self), self._dtype)
 
     def __repr__(self) -> str:
+        """The values as numpy prints them, with dtype, device and (if set) ``readonly=True``.
+
+        Values that cannot be read on the host (another device without a backend) are summarised
+        as ``<n elements on device>``; bfloat16 and float8/6/4 are printed decoded.
+
+        Returns
+        -------
+        str
+            ``Array([...], dtype=..., device=...)``.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.asarray(b"ab")
+        Array([97, 98], dtype=uint8, device=cpu, readonly=True)
+        """
         try:
             body = np.array2string(self._printable(), separator=", ", prefix="Array(")
         except TypeError:
@@ -613,6 +1045,11 @@ class Array:
 
     def __str__(self) -> str:
         """The values alone, as numpy's ``str`` prints them (a 0-d array: its value).
+
+        Returns
+        -------
+        str
+            The values; ``repr(x)`` where they cannot be read on the host.
 
         Examples
         --------
@@ -629,6 +1066,21 @@ class Array:
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``.
 
+        Parameters
+        ----------
+        format_spec : str
+            A format specification of the value's Python type (``""`` for other arrays).
+
+        Returns
+        -------
+        str
+            The formatted value, or ``str(x)``.
+
+        Raises
+        ------
+        TypeError
+            A non-empty ``format_spec`` for an array that is not 0-d.
+
         Examples
         --------
         >>> import dlarray as xp
@@ -644,9 +1096,24 @@ class Array:
             )
         return str(self)
 
-    def __round__(self, ndigits: int | None = None) -> Any:
+    def __round__(self, ndigits: int | None = None) -> int | float:
         """``round(x)``, ``round(x, n)`` of a 0-d real array: Python's round of its value
         (``dlarray.round`` rounds arrays elementwise).
+
+        Parameters
+        ----------
+        ndigits : int | None
+            Decimal digits to keep; ``None`` rounds to an ``int``.
+
+        Returns
+        -------
+        int | float
+            Python's ``round`` of the value.
+
+        Raises
+        ------
+        TypeError
+            The array is not 0-d, or it is complex.
 
         Examples
         --------
@@ -722,12 +1189,45 @@ class Array:
         return self
 
     # ---------------------------------------------------------------- indexing
-    def __getitem__(self, key: Any, /) -> Array:
+    def __getitem__(
+        self, key: int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...], /
+    ) -> Array:
         """Index: basic indexing (ints, slices, ``...``, ``None``) gives a view; arrays select.
 
         Integer arrays broadcast together (with any integers) and gather; a boolean mask selects
-        in row-major order. Out-of-range integers raise IndexError. Dtypes numpy lacks
-        (bfloat16, float8...) are indexed too: views by metadata, selections through their bytes.
+        in row-major order. Dtypes numpy lacks (bfloat16, float8...) are indexed too: views by
+        metadata, selections through their bytes.
+
+        Standard: [`__getitem__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__getitem__.html).
+
+        Parameters
+        ----------
+        key : int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...]
+            The index: one item or a tuple of them; integer or boolean Arrays (on this array's
+            device) select. numpy arrays and lists are taken as numpy takes them.
+
+        Returns
+        -------
+        Array
+            A view sharing this array's memory (and read-only flag) for basic indexing; a new
+            array for integer-array or mask selection.
+
+        Raises
+        ------
+        IndexError
+            An integer out of range, too many indices, more than one ``...``, or an index Array
+            of another dtype than integer or bool.
+        ValueError
+            An index Array on another device.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> x = xp.asarray([[1, 2], [3, 4]])
+        >>> x[1], x[:, 0]
+        (Array([3, 4], dtype=int64, device=cpu), Array([1, 3], dtype=int64, device=cpu))
+        >>> x[x > 1]
+        Array([2, 3, 4], dtype=int64, device=cpu)
         """
         native = self._native
         if native is not None and type(key) is slice:
@@ -749,13 +1249,37 @@ class Array:
             return getitem(self, key)
         return raw_getitem(self, key)
 
-    def __setitem__(self, key: Any, value: Any, /) -> None:
+    def __setitem__(
+        self,
+        key: int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...],
+        value: Array | int | float | complex | npt.ArrayLike,
+        /,
+    ) -> None:
         """Assign ``value`` (broadcast) into ``self[key]``.
 
-        ``value``: an Array, a Python scalar, or what numpy (cupy on CUDA) converts to numbers (a
-        numpy array, a nested list, tuple or range...). The array keeps its dtype and shape; values
-        are cast to it (into bfloat16 and float8/6/4, rounded to nearest even). Refused: a read-only
-        array (ValueError), a complex value into a real array (TypeError).
+        The array keeps its dtype and shape; values are cast to it (into bfloat16 and float8/6/4,
+        rounded to nearest even).
+
+        Standard: [`__setitem__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__setitem__.html).
+
+        Parameters
+        ----------
+        key : int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...]
+            The selection, as for :meth:`__getitem__`.
+        value : Array | int | float | complex | npt.ArrayLike
+            An Array (on this array's device), a Python scalar, or what numpy (cupy on CUDA)
+            converts to numbers: a numpy array, a nested list, tuple or range...
+
+        Raises
+        ------
+        ValueError
+            A read-only array, a value on another device, or one that does not broadcast to the
+            selection.
+        TypeError
+            A complex value into a real array (the imaginary part would be lost), or a value
+            that is not numbers.
+        IndexError
+            As for :meth:`__getitem__`.
 
         Examples
         --------

@@ -21,6 +21,7 @@ from typing import Any
 from . import _elementwise_functions as ew
 from ._array import Array, _foreign_operand
 from ._linear_algebra_functions import matmul
+from ._operator_docs import document, document_matmul
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -135,24 +136,30 @@ def _imatmul(self: Array, other: Any, /) -> Any:
     return self._in_place(matmul, other)
 
 
-def _install() -> None:
+def _install() -> tuple[str, ...]:
+    """Set the operators on Array; their names, in table order."""
     methods: dict[str, Callable[..., Any]] = {}
     for symbol, function, in_place in BINARY:
-        methods[f"__{symbol}__"] = _forward(function)
-        methods[f"__r{symbol}__"] = _reflected(function)
-        methods[f"__i{symbol}__"] = _in_place(function, in_place)
-    methods["__ipow__"] = _in_place_power
+        methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
+        methods[f"__r{symbol}__"] = document(_reflected(function), symbol, function, "reflected")
+        methods[f"__i{symbol}__"] = document(
+            _in_place_power if symbol == "pow" else _in_place(function, in_place), symbol, function, "in-place"
+        )
     for symbol, function in COMPARISONS:
-        methods[f"__{symbol}__"] = _forward(function)
+        methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
     for symbol, function in UNARY:
-        methods[f"__{symbol}__"] = _unary(function)
-    methods.update(__matmul__=_matmul, __rmatmul__=_rmatmul, __imatmul__=_imatmul)
+        methods[f"__{symbol}__"] = document(_unary(function), symbol, function, "unary")
+    methods.update(__matmul__=document_matmul(_matmul, "forward"),
+                   __rmatmul__=document_matmul(_rmatmul, "reflected"),
+                   __imatmul__=document_matmul(_imatmul, "in-place"))
     for name, method in methods.items():
         method.__name__ = name
         method.__qualname__ = f"Array.{name}"
         setattr(Array, name, method)
     # defining __eq__ on a class sets __hash__ to None only inside a class body: keep it unhashable
     Array.__hash__ = None  # type: ignore[assignment]
+    return tuple(methods)
 
 
-_install()
+NAMES = _install()  # the operators' names (the API reference renders each)
+

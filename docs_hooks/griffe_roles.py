@@ -12,7 +12,11 @@ reads a string below it, so such a comment becomes the attribute's docstring.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import griffe
@@ -34,12 +38,28 @@ RENDERED_MODULES = frozenset({
     "dlarray.linalg",
     "dlarray.fft",
 })
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _array_operators() -> tuple[str, ...]:
+    """The names of the operators ``dlarray._operators`` installs on Array at import time."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from dlarray._operators import NAMES
+    finally:
+        sys.path.remove(str(ROOT))
+    return NAMES
+
+
+ARRAY_OPERATORS = _array_operators()
 # Classes rendered on their own pages, with the members shown there (None: every public member).
 RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
     "dlarray._array.Array": frozenset({
         "__dlpack__", "__dlpack_device__", "__array_namespace__", "__array__", "__getitem__",
         "__setitem__", "to_device", "shape", "ndim", "size", "dtype", "device", "strides", "data_ptr",
-        "readonly", "itemsize", "nbytes", "T", "mT",
+        "readonly", "itemsize", "nbytes", "T", "mT", "__cuda_array_interface__", "__bool__", "__int__",
+        "__float__", "__complex__", "__index__", "__len__", "__iter__", "__round__", "__format__",
+        "__str__", "__repr__", "__copy__", "__deepcopy__", "__reduce_ex__", *ARRAY_OPERATORS,
     }),
     "dlarray._dtypes.DType": None,
     "dlarray._devices.Device": frozenset({"type", "id", "host_accessible", "__new__"}),
@@ -121,10 +141,54 @@ def _resolve(root: Any, context: Any, name: str) -> Any:
     return _lookup(root, name)
 
 
+def _add_array_operators(pkg: Any) -> None:
+    """Give griffe's Array the operators, which static analysis cannot see: ``dlarray._operators``
+    sets them on the class at import time, from its table. Each gets its run-time signature and
+    docstring (both generated from the table's element-wise function)."""
+    cls = _lookup(pkg, "dlarray._array.Array")
+    if cls is None:
+        return
+    sys.path.insert(0, str(ROOT))
+    try:
+        from dlarray._array import Array
+    finally:
+        sys.path.remove(str(ROOT))
+    after = cls.endlineno or 0
+    for offset, name in enumerate(ARRAY_OPERATORS, 1):
+        method = getattr(Array, name)
+        signature = inspect.signature(method)
+        parameters = griffe.Parameters(*(
+            griffe.Parameter(
+                parameter.name,
+                annotation=_annotation(parameter.annotation, cls),
+                kind=griffe.ParameterKind(parameter.kind.description),
+            )
+            for parameter in signature.parameters.values()
+        ))
+        function = griffe.Function(name, lineno=after + offset, endlineno=after + offset, parameters=parameters,
+                                   returns=_annotation(signature.return_annotation, cls))
+        function.docstring = griffe.Docstring(
+            inspect.cleandoc(method.__doc__ or ""), parent=function, parser=cls.docstring.parser,
+            parser_options=cls.docstring.parser_options,
+        )
+        cls.set_member(name, function)
+
+
+def _annotation(annotation: Any, cls: Any) -> Any:
+    """A run-time annotation (a string: the package's annotations are postponed) as griffe's
+    expression, resolved in the scope of ``cls``'s module; None where there is none."""
+    if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
+        return None
+    return griffe.safe_get_annotation(ast.parse(str(annotation), mode="eval").body, cls.module)
+
+
 class SphinxRoles(griffe.Extension):
-    """Rewrite ``:role:`target``` in every docstring of the package once it is loaded."""
+    """Rewrite ``:role:`target``` in every docstring of the package once it is loaded (after
+    adding the Array's run-time operators, so that theirs are rewritten too)."""
 
     def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
+        if pkg.name == "dlarray":
+            _add_array_operators(pkg)
         self._visit(pkg, pkg)
 
     def _visit(self, root: Any, obj: Any) -> None:

@@ -48,9 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Areas whose reference is still being written (by the module or class path they are defined in).
 # An object in one of them is skipped, with the area named; the set is empty when the reference is
 # complete. Nothing outside it may be skipped.
-UNFINISHED_AREAS: frozenset[str] = frozenset({
-    "dlarray._array.Array",  # helper apiref-ew (with the operators of dlarray._operators)
-})
+UNFINISHED_AREAS: frozenset[str] = frozenset()
 
 # Python's own protocol methods of Array, documented by the class rather than one by one.
 _ARRAY_PLUMBING = frozenset({
@@ -353,6 +351,17 @@ def test_examples_run(entry: Entry) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     result = runner.run(test, out=report.append, clear_globs=True)
     assert result.failed == 0, "".join(report)
+
+
+@pytest.mark.parametrize("entry", CALLABLES, ids=_ids(CALLABLES))
+def test_documented_types_match_hints(entry: Entry) -> None:
+    """A parameter's type in the docstring is the one its signature annotates (they cannot drift)."""
+    _skip_unfinished(entry)
+    hints = {name.lstrip("*"): text for name, text in _signature_annotations(entry).items()}
+    for name, documented in parsed_docstring(entry).sections.get("parameters", {}).items():
+        hint = hints.get(name.lstrip("*"), "")
+        if documented and hint:
+            assert documented.replace(" ", "") == hint.replace(" ", ""), f"{entry.path}({name}): {documented} vs {hint}"
 
 
 SPEC_FUNCTIONS = json.loads((ROOT / "docs" / "results" / "array-api-2025.12.json").read_text())["functions"]
