@@ -292,11 +292,17 @@ def _entries(section: str) -> dict[str, str]:
     return entries
 
 
+_CODE_SPAN = re.compile(r"``(.+?)``")
+_PARAMETER = re.compile(r"\b(x1|x2|x)\b")
+
+
 def _spelled(text: str, names: dict[str, str]) -> str:
     """``text`` with the function's parameter names inside ````code```` spans replaced
     (``x1 + x2`` becomes ``self + other``)."""
-    name = re.compile(r"\b(" + "|".join(names) + r")\b")
-    return re.sub(r"``(.+?)``", lambda m: "``" + name.sub(lambda n: names[n.group(1)], m.group(1)) + "``", text)
+    def spell(span: re.Match[str]) -> str:
+        return "``" + _PARAMETER.sub(lambda n: names.get(n.group(1), n.group(1)), span.group(1)) + "``"
+
+    return _CODE_SPAN.sub(spell, text)
 
 
 def _render(summary: str, body: str, other: str | None, returns: str, raises: dict[str, str], dunder: str) -> str:
@@ -331,7 +337,7 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
             dunder,
         )
         return method
-    parameters = inspect.signature(function).parameters
+    hints = function.__annotations__  # strings (postponed annotations); read at import, so no inspect.signature
     left, right = ("other", "self") if form == "reflected" else ("self", "other")
     names = {"x1": left, "x2": right}
     raises = _entries(doc["Raises"])
@@ -361,8 +367,7 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
         raises["TypeError"] = f"{raises['TypeError']} {_IN_PLACE_ERRORS['TypeError'].format(symbol=spelling)}"
         raises["ValueError"] = f"{raises['ValueError']} {_IN_PLACE_ERRORS['ValueError']}"
         page = f"[in-place operators]({_IN_PLACE_PAGE})"
-    method.__annotations__ = {"other": parameters["x2" if form != "reflected" else "x1"].annotation,
-                              "return": "Array"}
+    method.__annotations__ = {"other": hints["x2" if form != "reflected" else "x1"], "return": "Array"}
     method.__doc__ = _render(summary, f"{body}\n\nStandard: {page}.", method.__annotations__["other"],
                              returns, raises, dunder)
     return method

@@ -8,6 +8,8 @@ operand that is neither an Array nor a Python scalar goes through ``_array._fore
 numpy arrays and scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy
 does); another array library's object gives ``NotImplemented``, so that Python can try its
 reflected method; anything else is a TypeError (never Python's fallback bool for ``==``).
+Their docstrings and operand types come from the same table: ``_operator_docs`` builds each from
+the operator's function (its summary, return and errors, with ``x1``/``x2`` read as ``self``/``other``).
 
 This module sits above the spec modules it takes the functions from; the core (where ``Array``
 is defined) does not import it: ``dlarray/__init__.py`` loads it, so every Array has them.
