@@ -364,7 +364,9 @@ class Array:
 
     # ---------------------------------------------------------------- DLPack
     @property
-    def __cuda_array_interface__(self) -> dict[str, int | str | tuple[int, ...] | tuple[int, bool] | None]:
+    def __cuda_array_interface__(
+        self,
+    ) -> dict[str, int | str | tuple[int, ...] | tuple[int, bool] | None]:
         """The CUDA Array Interface (version 3) of a CUDA array: numba, cupy and torch read it.
 
         Keys ``version`` (3), ``shape``, ``typestr`` (numpy's, e.g. ``"<f4"``), ``data``

@@ -305,7 +305,9 @@ def _spelled(text: str, names: dict[str, str]) -> str:
     return _CODE_SPAN.sub(spell, text)
 
 
-def _render(summary: str, body: str, other: str | None, returns: str, raises: dict[str, str], dunder: str) -> str:
+def _render(
+    summary: str, body: str, other: str | None, returns: str, raises: dict[str, str], dunder: str
+) -> str:
     lines = [summary, "", body, ""]
     if other is not None:
         lines += ["Parameters", "----------", f"other : {other}", f"    {_OPERAND}", ""]
@@ -337,7 +339,7 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
             dunder,
         )
         return method
-    hints = function.__annotations__  # strings (postponed annotations); read at import, so no inspect.signature
+    hints = function.__annotations__  # strings (postponed annotations): cheaper than inspect.signature
     left, right = ("other", "self") if form == "reflected" else ("self", "other")
     names = {"x1": left, "x2": right}
     raises = _entries(doc["Raises"])
@@ -346,7 +348,8 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
     summary = _spelled(doc[""].split("\n\n")[0], names)
     if form == "forward":
         dunder = f"__{symbol}__"
-        body = f"The operator form of :func:`~dlarray.{name}`: ``self {spelling} other`` is ``{name}(self, other)``."
+        body = (f"The operator form of :func:`~dlarray.{name}`: ``self {spelling} other`` is "
+                f"``{name}(self, other)``.")
         if name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
             body += (" Comparisons have no reflected form: Python answers ``2 < x`` with "
                      "``x.__gt__(2)``.")
@@ -386,15 +389,18 @@ def document_matmul(method: _Method, form: str) -> _Method:
                "raises TypeError).")
     raises = dict(_MATMUL_RAISES)
     if form == "forward":
-        dunder, summary = "__matmul__", "Matrix product ``self @ other``: :func:`~dlarray.matmul` of ``self`` and ``other``."
+        dunder = "__matmul__"
+        summary = "Matrix product ``self @ other``: :func:`~dlarray.matmul` of ``self`` and ``other``."
         page = f"[`__matmul__`]({_SPEC}generated/array_api.array.__matmul__.html)"
         returns = "The product, in the promoted dtype; 1-D operands count as vectors."
     elif form == "reflected":
-        dunder, summary = "__rmatmul__", "Matrix product ``other @ self``: :func:`~dlarray.matmul` of ``other`` and ``self``."
+        dunder = "__rmatmul__"
+        summary = "Matrix product ``other @ self``: :func:`~dlarray.matmul` of ``other`` and ``self``."
         page = f"[reflected operators]({_REFLECTED_PAGE})"
         returns = "The product, in the promoted dtype; 1-D operands count as vectors."
     else:
-        dunder, summary = "__imatmul__", "In place: ``self @= other`` writes ``matmul(self, other)`` into ``self``."
+        dunder = "__imatmul__"
+        summary = "In place: ``self @= other`` writes ``matmul(self, other)`` into ``self``."
         page = f"[in-place operators]({_IN_PLACE_PAGE})"
         returns = "``self``, with its dtype and shape unchanged."
         raises["TypeError"] += " A product of another kind than ``self``'s dtype: the dtype does not change."

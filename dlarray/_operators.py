@@ -144,9 +144,8 @@ def _install() -> tuple[str, ...]:
     for symbol, function, in_place in BINARY:
         methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
         methods[f"__r{symbol}__"] = document(_reflected(function), symbol, function, "reflected")
-        methods[f"__i{symbol}__"] = document(
-            _in_place_power if symbol == "pow" else _in_place(function, in_place), symbol, function, "in-place"
-        )
+        in_place_method = _in_place_power if symbol == "pow" else _in_place(function, in_place)
+        methods[f"__i{symbol}__"] = document(in_place_method, symbol, function, "in-place")
     for symbol, function in COMPARISONS:
         methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
     for symbol, function in UNARY:

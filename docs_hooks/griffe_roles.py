@@ -165,8 +165,10 @@ def _add_array_operators(pkg: Any) -> None:
             )
             for parameter in signature.parameters.values()
         ))
-        function = griffe.Function(name, lineno=after + offset, endlineno=after + offset, parameters=parameters,
-                                   returns=_annotation(signature.return_annotation, cls))
+        function = griffe.Function(
+            name, lineno=after + offset, endlineno=after + offset, parameters=parameters,
+            returns=_annotation(signature.return_annotation, cls),
+        )
         function.docstring = griffe.Docstring(
             inspect.cleandoc(method.__doc__ or ""), parent=function, parser=cls.docstring.parser,
             parser_options=cls.docstring.parser_options,

@@ -408,14 +408,32 @@ def make_capsule(
 
     Parameters
     ----------
-    shape, strides, code, bits, lanes, device, version, flags, byte_offset
-        The struct fields (``strides=None`` writes a NULL pointer).
-    versioned
+    shape : tuple[int, ...]
+        The shape field.
+    strides : tuple[int, ...] | None
+        The strides field (``None`` writes a NULL pointer).
+    code : int
+        The dtype code field.
+    bits : int
+        The dtype bits field.
+    lanes : int
+        The dtype lanes field.
+    device : tuple[int, int]
+        The device field: ``(device_type, device_id)``.
+    versioned : bool
         ``DLManagedTensorVersioned`` in a ``dltensor_versioned`` capsule, else the legacy pair.
-    ndim
+    version : tuple[int, int]
+        The version field of a versioned struct.
+    flags : int
+        The flags field of a versioned struct.
+    byte_offset : int
+        The byte_offset field.
+    ndim : int | None
         The ndim field, when it must disagree with ``len(shape)``.
-    null_shape, null_data
-        Write NULL for the shape pointer or the data pointer.
+    null_shape : bool
+        Write NULL for the shape pointer.
+    null_data : bool
+        Write NULL for the data pointer.
     data_address
         Any address for the data field (e.g. :func:`poison_address` for memory never to touch).
     fill
