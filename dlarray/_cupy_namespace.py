@@ -42,9 +42,11 @@ def namespace(cupy: Any) -> types.ModuleType:
 
     Examples
     --------
-    >>> import numpy_cupy  # doctest: +SKIP
-    >>> namespace(numpy_cupy).linalg.svdvals  # doctest: +SKIP
-    <function ...svdvals...>
+    On a machine with cupy (the CUDA backend builds it once, as its ``xp``):
+
+    >>> import cupy  # doctest: +SKIP
+    >>> namespace(cupy).linalg.svdvals(cupy.eye(2)).tolist()  # doctest: +SKIP
+    [1.0, 1.0]
     """
     xp = types.ModuleType("cupy", "cupy, completed for dlarray's CUDA backend")
     xp.__dict__.update(vars(cupy))
@@ -250,7 +252,7 @@ def _matrix_rank(cp: Any) -> Any:
 
 
 def _matrix_norm(cp: Any) -> Any:
-    def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
+    def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
         """cupy's norm over the last two axes."""
         return cp.linalg.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
@@ -258,7 +260,7 @@ def _matrix_norm(cp: Any) -> Any:
 
 
 def _vector_norm(cp: Any) -> Any:
-    def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
+    def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
         """The p-norm over ``axis`` (several axes: flattened into one first, as numpy does;
         cupy's norm reads two axes as a matrix norm)."""
         shape = x.shape

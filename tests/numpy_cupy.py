@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 import sys
 import types
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -98,7 +98,7 @@ def _zero_as_cupy_fills(value: Any, dtype: np.dtype) -> Any:
     return np.zeros((), dtype) if scalar.shape == () and scalar == 0 else scalar
 
 
-class ndarray:  # noqa: N801 - cupy's name
+class ndarray:
     """A cupy array over (host) memory: numpy does the work, numpy is refused as a caller."""
 
     __array_ufunc__ = None  # numpy's ufuncs and operators refuse it (TypeError)
@@ -254,7 +254,7 @@ class Device:
             raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
         self.id = int(device)
 
-    def __enter__(self) -> Device:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -267,7 +267,7 @@ class Stream:
     def __init__(self, ptr: int = 0) -> None:
         self.ptr = ptr
 
-    def __enter__(self) -> Stream:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -423,7 +423,7 @@ def _pinv(a: ndarray, rcond: Any = 1e-15) -> ndarray:
     return _wrap(np.linalg.pinv(a._a, rcond=_unwrap(rcond)))
 
 
-def _matrix_rank(M: ndarray, tol: Any = None) -> ndarray:  # noqa: N803 - cupy's name
+def _matrix_rank(M: ndarray, tol: Any = None) -> ndarray:
     calls.append("linalg.matrix_rank")
     return _wrap(np.linalg.matrix_rank(M._a, tol=_unwrap(tol)))
 
@@ -433,7 +433,7 @@ def _svd(a: ndarray, full_matrices: bool = True, compute_uv: bool = True) -> Any
     return _wrap(np.linalg.svd(a._a, full_matrices=full_matrices, compute_uv=compute_uv))
 
 
-def _norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A002
+def _norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ndarray:
     calls.append("linalg.norm")
     return _wrap(np.linalg.norm(x._a, ord=ord, axis=axis, keepdims=keepdims))
 
