@@ -18,6 +18,7 @@ What is added or replaced (checked against cupy's sources, v13.6.0 and v14.2.0):
   takes ``log(|z|**2)``: NaN for ``inf + NaN j``), complex ``tanh`` of ``±0 + (inf or NaN) j``
   (thrust gives NaN + NaN j, not ``±0 + NaN j``), complex ``arccosh`` of ``±0 + NaN j`` (thrust
   gives NaN + NaN j, not ``NaN + πj/2``);
+* a size of -1 in ``s`` of ``fft.fftn``/``ifftn``/``rfftn``/``irfftn`` (the whole axis): cupy's None;
 * ``asarray`` of a 0-d host array: cupy fills the new array with the value, and its ``fill``
   writes zero bytes for any zero, so -0.0 would arrive as +0.0. The value is copied as bytes.
 
@@ -56,10 +57,16 @@ def namespace(cupy: Any) -> types.ModuleType:
     linalg.__dict__.update(vars(cupy.linalg))
     linalg.__dict__["__getattr__"] = lambda name: getattr(cupy.linalg, name)
     xp.linalg = linalg
+    fft = types.ModuleType("cupy.fft", "cupy.fft, completed for dlarray's CUDA backend")
+    fft.__dict__.update(vars(cupy.fft))
+    fft.__dict__["__getattr__"] = lambda name: getattr(cupy.fft, name)
+    xp.fft = fft
     for name, make in _TOP_LEVEL.items():
         setattr(xp, name, make(cupy))
     for name, make in _LINALG.items():
         setattr(linalg, name, make(cupy))
+    for name in ("fftn", "ifftn", "rfftn", "irfftn"):
+        setattr(fft, name, _sized_transform(getattr(cupy.fft, name)))
     return xp
 
 
@@ -320,6 +327,19 @@ def _solve(cp: Any) -> Any:
         return cp.linalg.solve(a, b)
 
     return solve
+
+
+# --------------------------------------------------------------------------- fft
+def _sized_transform(original: Any) -> Any:
+    def transform(a: Any, s: Any = None, axes: Any = None, norm: Any = None) -> Any:
+        """An n-dimensional transform; a size of -1 in ``s`` (the whole axis, in the standard and
+        numpy 2) is cupy's None (cupy would read -1 as a length)."""
+        if s is not None:
+            s = [None if size == -1 else size for size in s]
+        return original(a, s=s, axes=axes, norm=norm)
+
+    transform.__name__ = original.__name__
+    return transform
 
 
 def _broadcast_shapes(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...]:

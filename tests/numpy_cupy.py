@@ -454,9 +454,26 @@ linalg = types.SimpleNamespace(
         "det", "inv", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matrix_power", "matmul",
         "matrix_transpose", "tensorsolve", "tensorinv", "lstsq", "cond")},
 )
-fft = types.SimpleNamespace(**{name: _function(name, np.fft) for name in (
-    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftshift",
-    "ifftshift", "fftfreq", "rfftfreq")})
+def _sized_transform(name: str) -> Any:
+    """cupy's n-dimensional transforms: None in ``s`` is the whole axis; -1 is not (cupy would
+    slice the axis to ``:-1``), so it is refused here."""
+    transform = _function(name, np.fft)
+
+    def sized(a: ndarray, s: Any = None, axes: Any = None, norm: Any = None) -> ndarray:
+        if s is not None:
+            if -1 in s:
+                raise ValueError(f"cupy.fft.{name}: cupy reads -1 in s as a length")
+            s = [-1 if size is None else size for size in s]
+        return transform(a, s=s, axes=axes, norm=norm)
+
+    return sized
+
+
+fft = types.SimpleNamespace(
+    **{name: _function(name, np.fft) for name in (
+        "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftshift", "ifftshift", "fftfreq", "rfftfreq")},
+    **{name: _sized_transform(name) for name in ("fftn", "ifftn", "rfftn", "irfftn")},
+)
 
 
 def install(monkeypatch: Any) -> types.ModuleType:

@@ -303,6 +303,8 @@ OTHER_CASES: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("rfftn", lambda m, a: m.fft.rfftn(a, axes=(0, 1))),
     ("irfft", lambda m, a: m.fft.irfft(m.fft.rfft(a), n=4)),
     ("fftshift", lambda m, a: m.fft.fftshift(a, axes=1)),
+    ("fftn whole axis", lambda m, a: m.fft.fftn(a, s=(-1, 6), axes=(0, 1))),
+    ("irfftn whole axis", lambda m, a: m.fft.irfftn(m.fft.rfftn(a), s=(2, -1), axes=(0, 1))),
     ("zeros_like", lambda m, a: m.zeros_like(a)),
     ("full_like", lambda m, a: m.full_like(a, -0.0)),
     ("eye", lambda m, a: m.eye(3, 4, k=1, device=a.device)),
