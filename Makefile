@@ -60,7 +60,7 @@ test-gpu-sim: $(STAMP)
 	$(PY) tests/fake_gpu/simulated_gpu.py -n 2 -p no:cacheprovider -q tests
 
 stress: $(STAMP)
-	$(PY) tests/stress/stress.py
+	$(PY) tests/stress/stress.py --json docs/results/stress.json
 
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict

@@ -32,12 +32,20 @@ The checks:
 
 Under valgrind (detected from its preloaded libraries) the sizes shrink further and the RSS check
 is skipped: valgrind's own memory makes it meaningless there.
+
+``--json PATH`` also writes the verdicts with the sizes, the date, the commit, the machine and the
+versions they were measured with; the docs' safety page is built from ``docs/results/stress.json``
+(``make stress`` writes it).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
+import json
+import platform
+import subprocess
 import os
 import random
 import sys
@@ -604,11 +612,47 @@ def exits(runs: int, concurrent: int = 4) -> Outcome:
     return Outcome("exit", not problems, detail, time.perf_counter() - start)
 
 
+def _commit() -> str | None:
+    """The checkout's commit, ``+dirty`` when dlarray's sources differ from it (None: not a checkout)."""
+    root = TESTS.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "dlarray"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def write_record(path: Path, outcomes: list[Outcome], sizes: dict[str, Any], mode: str, valgrind: bool) -> None:
+    """The run as JSON: each check's verdict and numbers, the sizes, and what it ran on."""
+    record = {
+        "mode": mode + (" under valgrind" if valgrind else ""),
+        "sizes": sizes,
+        "environment": {
+            "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "commit": _commit(),
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+            "python": sys.version.split()[0],
+            "versions": {"dlarray": getattr(dlarray, "__version__", None), "numpy": np.__version__,
+                         "torch": getattr(torch, "__version__", None)},
+        },
+        "checks": [{"name": o.name, "verdict": {True: "PASS", False: "FAIL", None: "SKIP"}[o.ok],
+                    "detail": o.detail, "seconds": round(o.seconds, 1)} for o in outcomes],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seconds", type=float, help="how long the threads run")
+    parser.add_argument("--json", type=Path, help="also write the verdicts and the environment to this file")
     parser.add_argument("--inject-fault", action="store_true",
                         help="self-test: leak on purpose; exactly-once and tracemalloc must FAIL")
     args = parser.parse_args(argv)
@@ -639,6 +683,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{verdict:4} {outcome.name:13} {outcome.detail} [{outcome.seconds:.1f} s]", flush=True)
         outcomes.append(outcome)
     failed = [o.name for o in outcomes if o.ok is False]
+    if args.json:
+        write_record(args.json, outcomes, sizes, "quick" if args.quick else "full", valgrind)
     if failed:
         print(f"SUMMARY: FAIL ({', '.join(failed)})")
         return 1
