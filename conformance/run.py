@@ -131,9 +131,10 @@ def _version(distribution: str) -> str | None:
 
 
 def _commit() -> str | None:
-    """This checkout's commit, ``+dirty`` when dlarray's sources differ from it (None: not a checkout)."""
+    """The last commit that changed dlarray/ (what was measured; unchanged by rebases of other
+    files), ``+dirty`` when dlarray's sources differ from it; None outside a git checkout."""
     try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+        head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%H", "--", "dlarray"], capture_output=True, text=True,
                               check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dlarray"],
                                capture_output=True, text=True, check=True).stdout.strip()

@@ -613,10 +613,11 @@ def exits(runs: int, concurrent: int = 4) -> Outcome:
 
 
 def _commit() -> str | None:
-    """The checkout's commit, ``+dirty`` when dlarray's sources differ from it (None: not a checkout)."""
+    """The last commit that changed dlarray/ (what was measured; unchanged by rebases of other
+    files), ``+dirty`` when dlarray's sources differ from it; None outside a git checkout."""
     root = TESTS.parent
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+        head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%H", "--", "dlarray"], capture_output=True, text=True,
                               check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "dlarray"],
                                capture_output=True, text=True, check=True).stdout.strip()
