@@ -26,9 +26,9 @@ suite's arrays live and compute on the GPU (through cupy); ``make conformance-cu
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import datetime
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -46,6 +46,11 @@ SPEC_COMMIT = "5f847a3858875c682ae901aa22b0413bf24be9da"
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+try:  # one way to name the commit measured, shared by the benchmark, stress and conformance results
+    from _harness import source_commit
+finally:
+    sys.path.remove(str(ROOT / "benchmarks"))
 RECORDED = HERE / "results"  # committed: what the docs show
 SCRATCH = HERE / ".runs"  # ignored by git: every other run
 
@@ -130,19 +135,6 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def _commit() -> str | None:
-    """The last commit that changed dlarray/ (what was measured; unchanged by rebases of other
-    files), ``+dirty`` when dlarray's sources differ from it; None outside a git checkout."""
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%H", "--", "dlarray"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dlarray"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return None
-    return head + ("+dirty" if dirty else "")
-
-
 def _accelerator(device: str) -> str | None:
     """The GPU's name for a CUDA run (from cupy, else nvidia-smi); None on the CPU."""
     if not device.startswith("cuda"):
@@ -203,8 +195,8 @@ def environment(device: str) -> dict[str, Any]:
     versions = {name: _version(name) for name in
                 ("dlarray", "numpy", "cupy-cuda12x", "cupy-cuda13x", "hypothesis", "pytest", "ndindex")}
     return {
-        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": _commit(),
+        "time": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": source_commit(),
         "device": device,
         "accelerator": _accelerator(device),
         "cuda_driver": _cuda_driver(device),

@@ -23,7 +23,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import run  # noqa: E402 - the runner knows where the pinned suite and spec are
+import run
 
 VERSION = "2025.12"
 OUTPUT = HERE.parent / "docs" / "results" / f"array-api-{VERSION}.json"

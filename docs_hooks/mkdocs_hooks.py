@@ -14,9 +14,24 @@ A page asks for generated content with a marker comment on a line of its own:
 ``<!-- generated: benchmarks-readme -->``
     ``benchmarks/README.md`` without its title, its headings one level down (benchmarks page);
 ``<!-- generated: conformance-result -->``
-    the latest run of the official suite in ``conformance/results/`` (conformance page);
+    the latest recorded run of the official suite on each device in ``conformance/results/``
+    (conformance page);
 ``<!-- generated: dlpack-kit-matrix -->``
-    the DLPack conformance kit's results in ``docs/results/dlpack-kit/`` (DLPack conformance page).
+    the DLPack conformance kit's results in ``docs/results/dlpack-kit/`` (DLPack conformance page);
+``<!-- generated: status-table -->`` / ``<!-- generated: cuda-status -->``
+    one row per result file (conformance per device, kit, stress, benchmarks), or the CUDA ones
+    (home page, devices page);
+``<!-- generated: coverage-table -->``
+    one row per function of the standard, its status per device (coverage page);
+``<!-- generated: stress-result -->``
+    ``docs/results/stress.json`` (safety page);
+``<!-- generated: extras-table -->``
+    the extras of ``pyproject.toml`` (installation page);
+``<!-- generated: tested-versions -->``
+    declared and recorded versions of the libraries dlarray exchanges with (interop matrix page).
+
+Every result is shown with the date, commit, machine and versions its file records; an absent file
+is said to be absent ("no result file yet"). tests/test_docs_facts.py holds the pages to that.
 
 The probe runs in a subprocess of the Python that runs MkDocs (the project's virtual environment),
 once per build. The benchmark plots are copied into the site as ``assets/benchmarks/<name>.png``.
@@ -33,7 +48,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
@@ -41,7 +56,7 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs_hooks"))  # this folder, also where this file is loaded by path
 try:
-    from bench_page import BENCH_ASSETS, bench_dir, benchmark_results
+    from bench_page import BENCH_ASSETS, SECTIONS, bench_dir, benchmark_results
 finally:
     sys.path.remove(str(ROOT / "docs_hooks"))
 log = logging.getLogger("mkdocs.hooks.dlarray")
@@ -171,33 +186,401 @@ def benchmarks_readme(page: Any) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
-# ------------------------------------------------------------------------------ conformance
-def _examples(path: Path) -> int:
-    found = re.fullmatch(r"cpu-(\d+)", path.stem)
-    return int(found.group(1)) if found else -1
+# ------------------------------------------------------------------------------ recorded results
+# Every status statement and number of the site comes from a committed result file, through the
+# readers below, and is shown with when, at which commit, on what and with which versions it was
+# measured. A result file that is absent is said to be absent: no generator states a result of its own.
+
+#: conformance result files are named <device>-<examples>.txt (+ .json); the devices the site reports
+CONFORMANCE_DEVICES = {"cpu": "CPU", "cuda0": "CUDA (`cuda:0`)"}
+NO_RESULT = "no result file yet"
+_COUNT = re.compile(r"(\d+) (passed|skipped|failed|errors|xfailed|xpassed)")
+
+
+class ConformanceRun(NamedTuple):
+    """One recorded run of the official suite: the .txt summary and, when written, its .json record."""
+
+    device: str  # the file's prefix: cpu, cuda0
+    examples: int
+    path: Path  # the .txt
+    header: str
+    summary: str
+    counts: dict[str, int]
+    failures: list[str]
+    record: dict[str, Any] | None  # per-test outcomes and environment (conformance/run.py --record)
+
+    @property
+    def environment(self) -> dict[str, Any] | None:
+        return (self.record or {}).get("environment")
+
+
+def _runs_of(device: str) -> list[ConformanceRun]:
+    runs = []
+    for path in _conformance_dir().glob(f"{device}-*.txt"):
+        found = re.fullmatch(rf"{device}-(\d+)", path.stem)
+        if not found:
+            continue
+        lines = path.read_text().splitlines() + ["", ""]
+        record_path = path.with_suffix(".json")
+        runs.append(ConformanceRun(
+            device, int(found.group(1)), path, lines[0], lines[1].strip("= "),
+            {kind: int(n) for n, kind in _COUNT.findall(lines[1])},
+            [line for line in lines[2:] if line.strip()],
+            json.loads(record_path.read_text()) if record_path.is_file() else None))
+    return sorted(runs, key=lambda run: run.examples)
+
+
+def conformance_run(device: str) -> ConformanceRun | None:
+    """The recorded run with the most examples on ``device`` (None: no result file)."""
+    runs = _runs_of(device)
+    return runs[-1] if runs else None
+
+
+def _short(commit: str | None) -> str:
+    if not commit:
+        return "commit not recorded"
+    return f"dlarray at `{commit[:7]}`" + (" with uncommitted changes" if commit.endswith("+dirty") else "")
+
+
+def provenance(env: dict[str, Any] | None, fallback: str = "") -> str:
+    """One line: when, at which commit, on what, with which versions (as far as the file records them)."""
+    if not env:
+        return fallback or "date, commit and versions not recorded"
+    when = re.sub(r"^(\d{4}-\d\d-\d\d)T", r"\1 ", str(env.get("time") or "date not recorded"))
+    when = when[:-1] + " UTC" if when.endswith("Z") else when
+    machine = env.get("accelerator") or ""
+    if env.get("nvidia_driver"):
+        machine += f", NVIDIA driver {env['nvidia_driver']}"
+    if env.get("cuda_driver"):
+        machine += f" (CUDA {env['cuda_driver'] // 1000}.{env['cuda_driver'] % 1000 // 10})"
+    host = str(env.get("platform", "platform not recorded"))
+    if env.get("cpu_count"):
+        host += f", {env['cpu_count']} CPUs"
+    load = env.get("load_average")
+    if load:
+        host += f" (load average {load[0]:.1f})"
+    versions = {"Python": env.get("python"), **(env.get("versions") or {})}
+    listed = ", ".join(f"{name} {version}" for name, version in versions.items() if version)
+    where = f"{machine}; {host}" if machine else host
+    return f"{when}, {_short(env.get('commit'))}, on {where}; {listed}"
+
+
+def _link(page: Any, target: str) -> str:
+    """``target`` (a docs-relative path, optionally with #anchor) relative to ``page``."""
+    if page is None:
+        return target
+    path, _, anchor = target.partition("#")
+    link = posixpath.relpath(path, posixpath.dirname(page.file.src_uri) or ".")
+    return link + (f"#{anchor}" if anchor else "")
+
+
+def _missing_conformance(device: str) -> str:
+    return f"{NO_RESULT} (`conformance/results/{device}-<examples>.txt` is absent)"
 
 
 def conformance_result(page: Any) -> str:
-    runs = sorted(_conformance_dir().glob("cpu-*.txt"), key=_examples)
-    if not runs:
-        return ('!!! warning "No result recorded yet"\n    `conformance/results/` holds no run yet. '
-                "Run `make conformance` (below); the build then shows its summary here.\n")
-    latest = runs[-1]
-    lines = latest.read_text().splitlines()
-    header, summary = (lines + ["", ""])[:2]
-    failures = [line for line in lines[2:] if line.strip()]
-    out = [
-        f"Latest recorded run, `conformance/results/{latest.name}`: {_cell(header)}.\n",
-        f"**{summary.strip('= ')}**\n",
-    ]
-    if failures:
-        out.append(f'??? info "The {len(failures)} failed or erroring tests"\n    ```text')
-        out.extend(f"    {line}" for line in failures)
-        out.append("    ```\n")
-    others = [run.name for run in runs[:-1]]
-    if others:
-        out.append("Other recorded runs: " + ", ".join(f"`{name}`" for name in others) + ".\n")
+    out: list[str] = []
+    for device, title in CONFORMANCE_DEVICES.items():
+        run = conformance_run(device)
+        out.append(f"### {title}\n")
+        if run is None:
+            make = "make conformance-cuda" if device.startswith("cuda") else "make conformance"
+            out.append(f"{_missing_conformance(device).capitalize()}: `{make} CONFORMANCE_ARGS=--record` "
+                       "writes it, and the next build shows it here.\n")
+            continue
+        out.append(f"**{run.summary}** (`conformance/results/{run.path.name}`, `--max-examples={run.examples}`)\n")
+        out.append(f"Measured {provenance(run.environment, fallback=_cell(run.header))}.\n")
+        tests = (run.record or {}).get("tests")
+        if tests:
+            per_file: dict[str, dict[str, int]] = {}
+            for nodeid, entry in tests.items():
+                counts = per_file.setdefault(nodeid.split("::")[0].rsplit("/", 1)[-1], {})
+                counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1
+            out.append('??? info "Per test file"\n')
+            out.append("    | test file | passed | failed | errors | skipped |\n    | --- | ---: | ---: | ---: | ---: |")
+            for name, counts in sorted(per_file.items()):
+                out.append(f"    | `{name}` | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
+                           f"{counts.get('error', 0)} | {counts.get('skipped', 0)} |")
+            out.append("")
+        if run.failures:
+            messages = {f"{entry['outcome'].upper()} {nodeid}": entry.get("message", "")
+                        for nodeid, entry in (tests or {}).items()}
+            out.append(f'??? failure "The {len(run.failures)} failed or erroring tests"\n    ```text')
+            for line in run.failures:
+                message = messages.get(line)
+                out.append(f"    {line}" + (f"\n        {message}" if message else ""))
+            out.append("    ```\n")
+        others = [other.path.name for other in _runs_of(device)[:-1]]
+        if others:
+            out.append("Other recorded runs: " + ", ".join(f"`{name}`" for name in others) + ".\n")
     return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------ status summaries
+def _bench_record(stem: str) -> dict[str, Any] | None:
+    path = bench_dir() / f"{stem}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _targets_met(record: dict[str, Any]) -> str:
+    verdicts = [target.get("verdict") for target in (record.get("targets") or {}).values()]
+    judged = [v for v in verdicts if v in ("MET", "NOT MET")]
+    text = f"{judged.count('MET')} of {len(judged)} targets met"
+    return text + (f", {len(verdicts) - len(judged)} not measured" if len(verdicts) > len(judged) else "")
+
+
+def _stress_record() -> dict[str, Any] | None:
+    path = _results_dir() / "stress.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _stress_verdict(record: dict[str, Any]) -> str:
+    verdicts = [check["verdict"] for check in record["checks"]]
+    failed = [check["name"] for check in record["checks"] if check["verdict"] == "FAIL"]
+    return (f"FAIL ({', '.join(failed)})" if failed else f"PASS ({verdicts.count('PASS')} checks passed, "
+            f"{verdicts.count('SKIP')} skipped, {record['mode']} sizes)")
+
+
+#: benchmark result files and what they measure (the site's status rows), from the benchmarks page's sections
+BENCHMARK_FILES = {stem: f"{title} (`{script}`)" for stem, (title, script, *_) in SECTIONS.items()}
+
+
+def status_rows(page: Any) -> list[tuple[str, str, str]]:
+    """(what, result, measured) for every result file the site reports on."""
+    rows = []
+    for device, title in CONFORMANCE_DEVICES.items():
+        run = conformance_run(device)
+        what = f"[Array API suite]({_link(page, 'conformance.md')}), {title}"
+        rows.append((what, _missing_conformance(device) if run is None else
+                     f"{run.summary} (`--max-examples={run.examples}`)",
+                     "" if run is None else provenance(run.environment, fallback=_cell(run.header))))
+    kit = kit_records()
+    for library in ("dlarray", "cupy"):
+        record = kit[library]
+        what = f"[DLPack conformance kit]({_link(page, 'guide/dlpack-conformance.md')}), {library}"
+        if record is None:
+            rows.append((what, f"{NO_RESULT} (`docs/results/dlpack-kit/{library}.json` is absent)", ""))
+        else:
+            env = dict(record.get("environment", {}), time=record.get("time"))
+            counts = f"producer: {_kit_counts(record.get('producer'))}; consumer: {_kit_counts(record.get('consumer'))}"
+            rows.append((what, counts, provenance(env)))
+    stress = _stress_record()
+    what = f"[stress run]({_link(page, 'safety.md#results')})"
+    rows.append((what, f"{NO_RESULT} (`docs/results/stress.json` is absent)" if stress is None
+                 else _stress_verdict(stress), "" if stress is None else provenance(stress["environment"])))
+    for stem, title in BENCHMARK_FILES.items():
+        record = _bench_record(stem)
+        what = f"[benchmark]({_link(page, 'benchmarks.md')}): {title}"
+        rows.append((what, f"{NO_RESULT} (`benchmarks/results/{stem}.json` is absent)" if record is None
+                     else _targets_met(record) + (" (quick run)" if record["environment"].get("quick") else ""),
+                     "" if record is None else provenance(record["environment"])))
+    return rows
+
+
+def status_table(page: Any) -> str:
+    lines = ["| check | result | measured |", "| --- | --- | --- |"]
+    lines += [f"| {what} | {result} | {measured} |" for what, result, measured in status_rows(page)]
+    return "\n".join(lines) + "\n"
+
+
+def cuda_status(page: Any) -> str:
+    keep = ("CUDA", "cupy", "CUDA hand-offs")
+    lines = ["| check | result | measured |", "| --- | --- | --- |"]
+    lines += [f"| {what} | {result} | {measured} |" for what, result, measured in status_rows(page)
+              if any(word in what for word in keep)]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ coverage table
+def _results_dir() -> Path:
+    return Path(os.environ.get("DLARRAY_DOCS_RESULTS", ROOT / "docs" / "results"))
+
+
+def spec_functions() -> dict[str, Any]:
+    """The standard's functions with their spec pages (conformance/spec_functions.py wrote the file)."""
+    return json.loads((_results_dir() / "array-api-2025.12.json").read_text())
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def functions_of_test(nodeid: str, names: set[str]) -> set[str]:
+    """The standard's functions one test of array-api-tests exercises, read from its node id.
+
+    The suite names its tests after the function (``test_abs``, ``test_linalg_matmul``,
+    ``TestBroadcastShapes::test_empty``, ``test_expand_dims_tuples``) or passes the function as a
+    parameter (``test_unary[sin(x_i is NaN) -> NaN]``, ``test_has_names[linalg-qr]``,
+    ``test_extension_func_signature[fft.fft]``). Operator tests (``__add__``) name no function.
+    """
+    path, _, rest = nodeid.partition("::")
+    module = path.rsplit("/", 1)[-1].removesuffix(".py")
+    extension = {"test_linalg": "linalg", "test_fft": "fft"}.get(module)
+    info = module == "test_inspection_functions" or "info_func" in rest
+
+    def function_named(word: str) -> str | None:
+        candidates = [word]
+        if word.startswith("linalg_"):
+            candidates = [f"linalg.{word[7:]}"]
+        elif extension:
+            candidates = [word, f"{extension}.{word}"] if extension == "linalg" else [f"fft.{word}"]
+        if info or word.startswith("array_namespace_info_"):
+            candidates.append(f"__array_namespace_info__().{word.removeprefix('array_namespace_info_')}")
+        for candidate in candidates:
+            matches = [n for n in names if candidate == n or candidate.startswith(n + "_")]
+            if matches:
+                return max(matches, key=len)
+        return None
+
+    words: list[str] = []
+    named_by_class = False
+    for part in rest.split("::"):
+        name, _, parameter = part.partition("[")
+        if name.startswith("Test"):  # a class named after its function: its methods are that function's
+            word = re.sub(r"(?<!^)(?=[A-Z])", "_", name[4:]).lower()
+            named_by_class = function_named(word) is not None
+            words.append(word)
+        elif not named_by_class:
+            words.append(name.removeprefix("test_"))
+        pieces = parameter.rstrip("]").split("-")
+        words += [found.group() for found in (_IDENTIFIER.match(piece.strip()) for piece in pieces) if found]
+        if len(pieces) == 2 and pieces[0] in ("linalg", "fft"):
+            words.append(".".join(pieces))
+    return {found for found in map(function_named, words) if found}
+
+
+def _stored_only_dtypes() -> list[Any]:
+    from dlarray._dtypes import ALL_DTYPES
+
+    wanted = ("bfloat16", "float8_e4m3fn", "float4_e2m1fn")
+    return [dtype for dtype in ALL_DTYPES if dtype.name in wanted]
+
+
+def _usual_calls(xp: Any, dtype: Any) -> list[Callable[[Any], Any]]:
+    """Calls of a function with small arrays of ``dtype``, in the argument patterns of the standard."""
+    x = xp.astype(xp.reshape(xp.arange(4, dtype=xp.float32), (2, 2)), dtype)
+    index = xp.asarray([0, 1])
+    condition = xp.asarray([[True, False], [False, True]])
+    return [
+        lambda f: f(x), lambda f: f(x, x), lambda f: f([x, x]), lambda f: f(x, 0), lambda f: f(x, index, axis=0),
+        lambda f: f(x, (2, 2)), lambda f: f(x, (4,)), lambda f: f(x, 0, 1), lambda f: f(condition, x, x),
+        lambda f: f((2, 2), dtype=dtype), lambda f: f(2, dtype=dtype), lambda f: f((2, 2), 1.0, dtype=dtype),
+        lambda f: f(x, xp.float32), lambda f: f(x, xp.reshape(index, (2, 1)), axis=1),
+        lambda f: f(x, (1, 0)), lambda f: f(xp.reshape(x, (1, 4)), axis=0),
+    ]
+
+
+def _accepts(function: Any, call: Callable[[Any], Any]) -> bool:
+    try:
+        call(function)
+    except Exception:  # noqa: BLE001 - a refused call is what is being measured
+        return False
+    return True
+
+
+def stored_only_support(names: list[str]) -> dict[str, list[str]]:
+    """Which stored-only dtypes (no numpy dtype: bfloat16, float8, float4) each function accepted.
+
+    Measured at build time: each function is called with small arrays of each such dtype in a few
+    usual argument patterns; a function is listed for a dtype when one call returns without error.
+    """
+    import dlarray as xp
+
+    accepted: dict[str, list[str]] = {}
+    for dtype in _stored_only_dtypes():
+        calls = _usual_calls(xp, dtype)
+        for name in names:
+            function: Any = xp
+            try:
+                for part in name.split("."):
+                    function = getattr(function, part)
+            except AttributeError:
+                continue
+            if any(_accepts(function, call) for call in calls):
+                accepted.setdefault(name, []).append(dtype.name)
+    return accepted
+
+
+_DIFFERENCE_ROW = re.compile(r"^\| *([^|]+?) *\|")
+
+
+def documented_differences() -> dict[str, str]:
+    """Function name -> anchor of its row on the differences page (the first cell names functions)."""
+    found: dict[str, str] = {}
+    text = (ROOT / "docs" / "differences.md").read_text()
+    heading = ""
+    for line in text.splitlines():
+        if line.startswith("## "):
+            heading = re.sub(r"[^\w\- ]", "", line[3:].strip().lower()).replace(" ", "-")
+        row = _DIFFERENCE_ROW.match(line)
+        if row and heading:
+            for name in re.findall(r"`([\w.]+)`", row.group(1)):
+                found.setdefault(name, heading)
+    return found
+
+
+def _coverage_cell(outcomes: list[str], device: str, run: ConformanceRun | None) -> str:
+    if run is None:
+        return NO_RESULT
+    if run.record is None:
+        return "no per-test record"
+    if not outcomes:
+        return "not tested by the suite"
+    bad = sum(1 for o in outcomes if o in ("failed", "error"))
+    ran = sum(1 for o in outcomes if o != "skipped")
+    if bad:
+        return f"**FAIL** {bad} of {ran}"
+    return f"pass ({ran})" if ran else f"skipped ({len(outcomes)})"
+
+
+def coverage_rows() -> list[dict[str, Any]]:
+    """One row per function of the standard, with its tests' outcomes on each device."""
+    functions = spec_functions()["functions"]
+    names = {f["name"] for f in functions}
+    runs = {device: conformance_run(device) for device in CONFORMANCE_DEVICES}
+    outcomes: dict[str, dict[str, list[str]]] = {device: {name: [] for name in names} for device in runs}
+    for device, run in runs.items():
+        for nodeid, entry in ((run.record or {}).get("tests") or {} if run else {}).items():
+            for name in functions_of_test(nodeid, names):
+                outcomes[device][name].append(entry["outcome"])
+    stored = stored_only_support(sorted(names))
+    differences = documented_differences()
+    rows = []
+    for function in functions:
+        name = function["name"]
+        rows.append({**function, "status": {device: _coverage_cell(outcomes[device][name], device, runs[device])
+                                            for device in runs},
+                     "stored_only": stored.get(name, []), "difference": differences.get(name)})
+    return rows
+
+
+def coverage_table(page: Any) -> str:
+    rows = coverage_rows()
+    runs = {device: conformance_run(device) for device in CONFORMANCE_DEVICES}
+    out = []
+    for device, title in CONFORMANCE_DEVICES.items():
+        run = runs[device]
+        if run is None:
+            out.append(f"- **{title}**: {_missing_conformance(device)}.")
+        else:
+            passing = sum(1 for row in rows if row["status"][device].startswith("pass"))
+            out.append(f"- **{title}**: {passing} of {len(rows)} functions pass every test that names them; "
+                       f"`conformance/results/{run.path.name}`, {run.summary}; measured "
+                       f"{provenance(run.environment, fallback=_cell(run.header))}.")
+    out.append("")
+    header = "| function | " + " | ".join(CONFORMANCE_DEVICES.values()) + " | notes |"
+    category = None
+    for row in rows:
+        if row["category"] != category:
+            category = row["category"]
+            out += ["", f"### {category}", "", header, "| --- |" + " --- |" * (len(CONFORMANCE_DEVICES) + 1)]
+        notes = []
+        if row["stored_only"]:
+            notes.append("takes " + ", ".join(row["stored_only"]) + " (stored-only dtypes: data moved, not computed)")
+        if row["difference"]:
+            notes.append(f"[differs from the standard]({_link(page, 'differences.md#' + row['difference'])})")
+        cells = " | ".join(row["status"][device] for device in CONFORMANCE_DEVICES)
+        out.append(f"| [`{row['name']}`]({row['url']}) | {cells} | {'; '.join(notes)} |")
+    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------------------ DLPack conformance kit
@@ -279,6 +662,129 @@ def dlpack_kit_matrix(page: Any) -> str:
     return "\n".join(out) + "\n"
 
 
+# ------------------------------------------------------------------------------ stress
+def stress_result(page: Any) -> str:
+    record = _stress_record()
+    if record is None:
+        return ('!!! warning "No result recorded yet"\n    `docs/results/stress.json` is absent: `make stress` '
+                "writes it, and the next build shows it here.\n")
+    out = [f"**{_stress_verdict(record)}**, measured {provenance(record['environment'])}.\n",
+           "| check | verdict | result | seconds |", "| --- | --- | --- | ---: |"]
+    out += [f"| {check['name']} | {check['verdict']} | {_cell(check['detail'])} | {check['seconds']} |"
+            for check in record["checks"]]
+    sizes = ", ".join(f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}"
+                      for name, value in record["sizes"].items())
+    out.append(f"\nSizes of this run: {sizes}.\n")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------ extras
+#: what each extra of pyproject.toml is for (an extra whose name starts with a key); the packages
+#: themselves are read from pyproject.toml, so the installation page cannot list other ones
+EXTRA_PURPOSES = {
+    "cuda12": "as `cuda`, for a CUDA 12 (or newer) driver",
+    "cuda13": "as `cuda`, for a CUDA 13 driver",
+    "cuda": "computing on CUDA arrays and copying them to and from the host (what has run on a GPU: "
+            "[Devices and CUDA](guide/devices-cuda.md#status-on-a-gpu)); holding, viewing and exporting them "
+            "needs no extra",
+    "demo": "the interop probe's producers and consumers (`make demo`)",
+    "test": "the test suite (`make test`)",
+    "docs": "this site (`make docs`)",
+    "bench": "the [benchmarks](benchmarks.md) and their plots",
+    "conformance": "the official Array API suite (`make conformance`)",
+}
+
+
+def extras_table(page: Any) -> str:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("optional-dependencies", {})
+    lines = ["| extra | adds | for |", "| --- | --- | --- |"]
+    for extra, requirements in extras.items():
+        purpose = next((text for key, text in EXTRA_PURPOSES.items() if extra.startswith(key)), None)
+        if purpose is None:
+            raise PluginError(f"pyproject.toml's extra {extra!r} has no purpose in EXTRA_PURPOSES "
+                              "(docs_hooks/mkdocs_hooks.py)")
+        added = ", ".join(f"`{_cell(r)}`" for r in requirements)
+        lines.append(f"| `{extra}` | {added} | {_relink(purpose, page)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _relink(text: str, page: Any) -> str:
+    """Docs-relative Markdown links in ``text`` made relative to ``page``."""
+    return re.sub(r"\]\(([^)#:]+)(#[^)]*)?\)", lambda m: f"]({_link(page, m.group(1))}{m.group(2) or ''})", text)
+
+
+# ------------------------------------------------------------------------------ tested versions
+#: the libraries of the interop matrix: distribution name -> the names result files use for it
+INTEROP_LIBRARIES = {
+    "numpy": ("numpy",), "torch": ("torch",), "jax": ("jax",), "cupy": ("cupy-cuda12x", "cupy-cuda13x", "cupy"),
+    "array-api-strict": ("array-api-strict", "array_api_strict"), "pydlpack": ("pydlpack", "dlpack"),
+    "scikit-learn": ("scikit-learn", "sklearn"), "scipy": ("scipy",),
+}
+
+
+def _requirements() -> dict[str, list[str]]:
+    """Distribution -> the requirements pyproject.toml declares for it, with the extra they are in."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    found: dict[str, list[str]] = {}
+    groups = {"required": project.get("dependencies", []), **project.get("optional-dependencies", {})}
+    for extra, requirements in groups.items():
+        for requirement in requirements:
+            name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
+            for library, aliases in INTEROP_LIBRARIES.items():
+                if name in aliases:
+                    label = extra if extra == "required" else f"`{extra}` extra"
+                    found.setdefault(library, []).append(f"`{requirement}` ({label})")
+    return found
+
+
+def recorded_versions() -> dict[str, dict[str, set[str]]]:
+    """Library -> version -> the result files that were measured with it."""
+    found: dict[str, dict[str, set[str]]] = {}
+
+    def note(name: str, version: Any, source: str) -> None:
+        for library, aliases in INTEROP_LIBRARIES.items():
+            if name in aliases and version:
+                found.setdefault(library, {}).setdefault(str(version), set()).add(source)
+
+    for library, record in kit_records().items():
+        if record is None:
+            continue
+        source = f"`docs/results/dlpack-kit/{library}.json`"
+        note(library, record.get("version"), source)
+        note("numpy", (record.get("environment") or {}).get("numpy"), source)
+    for stem in BENCHMARK_FILES:
+        record = _bench_record(stem)
+        for name, version in ((record or {}).get("environment", {}).get("versions") or {}).items():
+            note(name, version, f"`benchmarks/results/{stem}.json`")
+    for device in CONFORMANCE_DEVICES:
+        run = conformance_run(device)
+        for name, version in ((run.environment or {}).get("versions") or {} if run else {}).items():
+            note(name, version, f"`conformance/results/{run.path.name}`")  # type: ignore[union-attr]
+    stress = _stress_record()
+    for name, version in ((stress or {}).get("environment", {}).get("versions") or {}).items():
+        note(name, version, "`docs/results/stress.json`")
+    return found
+
+
+def tested_versions(page: Any) -> str:
+    requirements, recorded = _requirements(), recorded_versions()
+    installed = _probe()["versions"]
+    header = ("| library | declared in `pyproject.toml` | versions in the committed result files | "
+              "installed where this site was built (the table below was made with these) |")
+    out = [header, "| --- | --- | --- | --- |"]
+    for library, aliases in INTEROP_LIBRARIES.items():
+        versions = recorded.get(library, {})
+        shown = "; ".join(f"{version}: " + ", ".join(sorted(sources)) for version, sources in sorted(versions.items()))
+        now = next((installed[a] for a in aliases if a in installed), "")
+        out.append(f"| {library} | {'<br>'.join(requirements.get(library, [])) or 'not declared'} | "
+                   f"{shown or NO_RESULT} | {now or 'not installed'} |")
+    return "\n".join(out) + "\n"
+
+
 _GENERATORS: dict[str, Callable[[Any], str]] = {
     "interop-table": interop_table,
     "probe-output": probe_output,
@@ -287,4 +793,10 @@ _GENERATORS: dict[str, Callable[[Any], str]] = {
     "benchmarks-readme": benchmarks_readme,
     "conformance-result": conformance_result,
     "dlpack-kit-matrix": dlpack_kit_matrix,
+    "status-table": status_table,
+    "cuda-status": cuda_status,
+    "coverage-table": coverage_table,
+    "stress-result": stress_result,
+    "tested-versions": tested_versions,
+    "extras-table": extras_table,
 }

@@ -44,9 +44,8 @@ import argparse
 import datetime
 import gc
 import json
-import platform
-import subprocess
 import os
+import platform
 import random
 import sys
 import tempfile
@@ -63,6 +62,12 @@ from typing import Any
 TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+
+sys.path.insert(0, str(TESTS.parent / "benchmarks"))
+try:  # one way to name the commit measured, shared by the benchmark, stress and conformance results
+    from _harness import source_commit
+finally:
+    sys.path.remove(str(TESTS.parent / "benchmarks"))
 
 import exit_scenarios
 import numpy as np
@@ -612,28 +617,14 @@ def exits(runs: int, concurrent: int = 4) -> Outcome:
     return Outcome("exit", not problems, detail, time.perf_counter() - start)
 
 
-def _commit() -> str | None:
-    """The last commit that changed dlarray/ (what was measured; unchanged by rebases of other
-    files), ``+dirty`` when dlarray's sources differ from it; None outside a git checkout."""
-    root = TESTS.parent
-    try:
-        head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%H", "--", "dlarray"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "dlarray"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return None
-    return head + ("+dirty" if dirty else "")
-
-
 def write_record(path: Path, outcomes: list[Outcome], sizes: dict[str, Any], mode: str, valgrind: bool) -> None:
     """The run as JSON: each check's verdict and numbers, the sizes, and what it ran on."""
     record = {
         "mode": mode + (" under valgrind" if valgrind else ""),
         "sizes": sizes,
         "environment": {
-            "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "commit": _commit(),
+            "time": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "commit": source_commit(),
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
             "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
