@@ -44,6 +44,7 @@ import html
 import json
 import logging
 import os
+import posixpath
 import re
 import subprocess
 import sys

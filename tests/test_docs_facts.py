@@ -297,3 +297,16 @@ def test_tested_versions_come_from_the_result_files(hooks: ModuleType, monkeypat
     numpy_row = next(line for line in rendered.splitlines() if line.startswith("| numpy |"))
     assert numpy_row.endswith("| 9.9.9 |") and "`numpy>=2` (required)" in numpy_row
     assert "| cupy |" in rendered
+
+
+def test_links_are_relative_to_the_page(hooks: ModuleType) -> None:
+    class File:
+        src_uri = "guide/devices-cuda.md"
+
+    class Page:
+        file = File()
+
+    table = hooks.cuda_status(Page())
+    assert "](../conformance.md)" in table and "](dlpack-conformance.md)" in table
+    assert "](../benchmarks.md)" in table
+    assert "](conformance.md)" in hooks.status_table(None)
