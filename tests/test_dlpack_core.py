@@ -84,6 +84,9 @@ def test_wrong_capsule_name_is_refused_and_left_alone() -> None:
     with pytest.raises(BufferError, match="not a DLPack capsule"):
         dlarray.from_dlpack(made.capsule)
     assert capsule_name(made.capsule) == b"not_a_tensor"
+    assert made.deleted == 0
+    made.capsule = None
+    made.free_unowned()  # its producer frees it
 
 
 def test_non_capsule_is_a_type_error() -> None:

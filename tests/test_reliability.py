@@ -1044,8 +1044,11 @@ def test_producer_returning_a_consumed_or_foreign_capsule() -> None:
         dlarray.from_dlpack(_Scripted(lambda options: foreign.capsule))
     del kept
     _free(made)
+    assert made.deleted == 1
     _free(foreign)
-    assert made.deleted == foreign.deleted == 1
+    assert foreign.deleted == 0  # refused and left alone: not the consumer's to free
+    foreign.free_unowned()  # its producer frees it (the synthetic producer frees only dltensor names)
+    assert foreign.deleted == 1
 
 
 def test_producer_ignoring_max_version_with_a_newer_major() -> None:

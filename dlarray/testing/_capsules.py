@@ -20,7 +20,7 @@ import mmap
 import struct
 import sys
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,26 +292,39 @@ deleter_calls: Counter[int] = Counter()
 double_deletes: list[int] = []
 _alive: dict[int, Any] = {}  # struct address -> (struct memory, data memory, serial)
 _serials = iter(range(1, 1 << 62))
-_lock = threading.Lock()
-_freed: dict[int, int] = {}  # struct address -> serial, after its deleter ran (for double deletes)
+# Re-entrant: garbage collection can run while the deleter holds it (a Counter increment is Python
+# code), and a finalizer then may make or free another tensor on the same thread: a plain Lock
+# would hang there (tests/test_reentrancy.py).
+_lock = threading.RLock()
+# The last structs whose deleter ran, kept allocated a while (address -> (memory, data, serial)):
+# a second deleter call names its serial, and no new struct can take the address meanwhile. A
+# fixed window, so that long runs keep nothing more (a map of every address ever freed grew).
+_recently_freed: OrderedDict[int, Any] = OrderedDict()
+_FREED_WINDOW = 256
 
 
 # The callbacks reach everything through default arguments: a capsule can be freed after this
 # module's globals were cleared at interpreter exit. The thunks are made immortal.
 def _on_delete(address: int, _alive: dict = _alive, _lock: Any = _lock, _calls: Counter = deleter_calls,
-               _doubles: list = double_deletes, _freed: dict = _freed) -> None:
+               _doubles: list = double_deletes, _freed: OrderedDict = _recently_freed,
+               _window: int = _FREED_WINDOW) -> None:
     with _lock:
         entry = _alive.pop(address, None)
         if entry is None:
-            _doubles.append(_freed.get(address, 0))
+            earlier = _freed.get(address)
+            _doubles.append(earlier[2] if earlier is not None else 0)
             return
         _calls[entry[2]] += 1
-        _freed[address] = entry[2]
+        _freed[address] = entry
+        if len(_freed) > _window:
+            _freed.popitem(last=False)
 
 
 def _on_capsule_freed(capsule: int, _valid: Any = _is_valid, _pointer: Any = _raw_pointer,
                       _delete: Any = _on_delete, _names: tuple = (_NAMES[VERSIONED_NAME], _NAMES[LEGACY_NAME])) -> None:
-    # An unconsumed capsule still owns its tensor: free it, as a real producer does.
+    # An unconsumed capsule still owns its tensor: free it, as a real producer does. One with
+    # another name is not freed here (Made.free_unowned does it), so that a check can tell whether
+    # a consumer ran the deleter of a capsule that was not its to free.
     for name in _names:
         if _valid(capsule, name):
             _delete(_pointer(capsule, name))
@@ -403,6 +416,7 @@ def make_capsule(
     with_deleter: bool = True,
     guard: bool = False,
     header_bytes: int | None = None,
+    bare: bool = False,
 ) -> Made:
     """Build a DLPack capsule with exactly the given field values (no validation at all).
 
@@ -448,6 +462,9 @@ def make_capsule(
         Put the struct, the shape and the strides each right before an inaccessible page.
     header_bytes
         With ``guard``, only this many bytes of the struct are readable and written.
+    bare
+        Make no capsule: the struct is handed over as a pointer (``Made.address``), as the C
+        exchange API does; whoever takes it calls its deleter.
 
     Returns
     -------
@@ -508,7 +525,7 @@ def make_capsule(
     with _lock:
         _alive[address] = (memory, data, serial)
     capsule_text = name if name is not None else (VERSIONED_NAME if versioned else LEGACY_NAME)
-    capsule = _new_capsule(address, _name_buffer(capsule_text), _DESTRUCTOR_THUNK)
+    capsule = None if bare else _new_capsule(address, _name_buffer(capsule_text), _DESTRUCTOR_THUNK)
     return Made(capsule, address, data, data_address, serial, memory, versioned)
 
 
