@@ -580,6 +580,8 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
         raise ValueError(f"fft.{name}: n must be positive, got {n}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}: d must be a float, got {type(d).__name__}")
+    if d == 0:  # the frequencies are k / (d * n)
+        raise ValueError(f"fft.{name}: the sample spacing d must not be 0")
     return n, float(d)
 
 
@@ -609,7 +611,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
     TypeError
         ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
     ValueError
-        ``n`` below 1.
+        ``n`` below 1, or ``d`` is 0.
 
     Examples
     --------
@@ -647,7 +649,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: D
     TypeError
         ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
     ValueError
-        ``n`` below 1.
+        ``n`` below 1, or ``d`` is 0.
 
     Examples
     --------

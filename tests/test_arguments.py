@@ -146,6 +146,20 @@ def test_a_bad_device_is_refused_everywhere(device: Any, expected: type) -> None
 
 
 # --------------------------------------------------------------------------- to_device's stream
+@pytest.mark.parametrize("arguments, expected", [
+    ((1.5,), TypeError), (("cuda", 1.0), TypeError), (("cuda", True), TypeError), ((True,), TypeError),
+    (("cuda", -1), ValueError), ((2, -1), ValueError), ((99,), ValueError), (("gpu",), ValueError),
+], ids=repr)
+def test_device_constructor_refuses_bad_arguments(arguments: tuple[Any, ...], expected: type) -> None:
+    """Device(...) as its name form does: ints for the type and id (numpy's too), no negative id."""
+    with pytest.raises(expected):
+        xp.Device(*arguments)
+
+
+def test_device_constructor_takes_numpy_integers() -> None:
+    assert xp.Device("cuda", np.int64(1)) is xp.Device(np.int32(2), 1) is xp.Device("cuda:1")
+
+
 @pytest.mark.parametrize("stream, expected", [("x", TypeError), (1.5, TypeError), (True, TypeError),
                                               (1, ValueError), (-1, ValueError), (0, ValueError)])
 def test_to_device_refuses_a_stream_without_cuda(stream: Any, expected: type) -> None:

@@ -576,6 +576,9 @@ def test_frequencies(n) -> None:
         fft.rfftfreq(n, dtype=dlarray.complex64)
     with pytest.raises(ValueError):
         fft.fftfreq(0)
+    for frequencies in (fft.fftfreq, fft.rfftfreq):  # numpy's ZeroDivisionError, named instead
+        with pytest.raises(ValueError, match="sample spacing d must not be 0"):
+            frequencies(n, d=0)
 
 
 @settings(max_examples=30, deadline=None)
