@@ -1,9 +1,9 @@
 """Element-wise functions (Array API "Element-wise Functions"), computed by the device's backend.
 
-Each function hands the backend arrays (numpy on CPU; the numpy ufuncs dispatch to cupy for CUDA
-arrays) to the matching ufunc and wraps the result. Where numpy's result differs from the
-standard's special cases, a vectorised fix-up runs, and only for the dtypes (and inputs) that need
-it, so the common path stays one ufunc call.
+Each function hands the backend arrays to the matching ufunc of the device's backend namespace
+(numpy for host memory, cupy with dlarray's corrections for CUDA) and wraps the result. Where the
+backend's result differs from the standard's special cases, a vectorised fix-up runs, only for
+the dtypes (and inputs) that need it, so the common path stays one ufunc call.
 
 Type promotion is numpy's (NEP 50), which matches the standard's table for every pair the table
 defines; Python scalars are weakly typed, as the standard asks. For pairs the standard leaves
