@@ -556,12 +556,8 @@ def placed_result(native: Any) -> tuple[Any, tuple[Device, int]]:
     """
     place = PLACEMENT_BY_NATIVE_TYPE.get(type(native))
     if place is None:
-        if isinstance(native, np.generic):
-            native = np.asarray(native)
-            return native, _ON_CPU
-        backend = backend_of_native(native)
-        if backend is None:  # a Python number
-            native = np.asarray(native)
-            return native, _ON_CPU
+        backend = None if isinstance(native, np.generic) else backend_of_native(native)
+        if backend is None:  # a numpy scalar or a Python number: new host memory
+            return np.asarray(native), _ON_CPU
         place = backend.placement
     return native, place(native)

@@ -32,6 +32,8 @@ import operator
 import types
 from typing import Any
 
+from ._shapes import broadcast_shapes
+
 __all__ = ["namespace"]
 
 _PI = math.pi
@@ -321,7 +323,7 @@ def _solve(cp: Any) -> Any:
         """``a @ x = b``, the stack dimensions of ``a`` and a matrix ``b`` broadcast (cupy asks
         for equal ones)."""
         if b.ndim > 1:
-            batch = _broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
             a = cp.broadcast_to(a, batch + a.shape[-2:])
             b = cp.broadcast_to(b, batch + b.shape[-2:])
         return cp.linalg.solve(a, b)
@@ -340,18 +342,6 @@ def _sized_transform(original: Any) -> Any:
 
     transform.__name__ = original.__name__
     return transform
-
-
-def _broadcast_shapes(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...]:
-    """The broadcast of two shapes (ValueError where they do not broadcast)."""
-    length = max(len(first), len(second))
-    padded = ((1,) * (length - len(first)) + first, (1,) * (length - len(second)) + second)
-    result = []
-    for m, n in zip(*padded):
-        if m != n and m != 1 and n != 1:
-            raise ValueError(f"the stack shapes {first} and {second} do not broadcast")
-        result.append(n if m == 1 else m)
-    return tuple(result)
 
 
 _TOP_LEVEL = {

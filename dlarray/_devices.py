@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
-
 import operator
 import os
 from typing import Any
@@ -97,12 +95,11 @@ class Device:
         >>> xp.Device("cuda", 1) == xp.Device("cuda:1") == xp.Device(2, 1)
         True
         """
-        index = None if id is None else _device_index(id)
+        # a name gives the kind; the (kind, id) pair is checked as every DLPack device pair is
         if isinstance(type, str):
             device = as_device(type)
-            return device if index is None else device_of(device.type, index)
-        kind = DLDeviceType(_as_int(type, "a device type (not a name)"))
-        return device_of(kind, 0 if index is None else index)
+            return device if id is None else as_device((device.type, id))
+        return as_device((type, 0 if id is None else id))
 
     @property
     def host_accessible(self) -> bool:
@@ -128,28 +125,6 @@ class Device:
 
 
 _cache: dict[tuple[int, int], Device] = {}
-
-
-def _type_name(value: object) -> str:
-    return builtins.type(value).__name__
-
-
-def _device_index(value: object) -> int:
-    """A device index given to ``Device``: an int (not a bool), 0 or more, as a name's index is."""
-    index = _as_int(value, "a device id")
-    if index < 0:
-        raise ValueError(f"a device id is 0 or more, got {index}")
-    return index
-
-
-def _as_int(value: object, what: str) -> int:
-    """``value`` as an int if it is one (numpy's integers too; not a bool or a float)."""
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise TypeError(f"{what} is an int, not {_type_name(value)}")
 
 
 def _attach_backend(device: Device) -> None:

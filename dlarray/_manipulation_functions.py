@@ -21,6 +21,7 @@ import numpy as np
 from ._args import normalize_axes, normalize_axis, same_device, source_of, xp_of
 from ._array import Array, from_bits, wrap
 from ._devices import devices_differ
+from ._shapes import broadcast_shapes as _broadcast
 from ._data_type_functions import promote_all
 from ._storage import bits_view
 
@@ -86,19 +87,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> xp.broadcast_shapes((2, 1), (1, 3), (3,))
     (2, 3)
     """
-    ndim = max((len(shape) for shape in shapes), default=0)
-    result = [1] * ndim
-    for shape in shapes:
-        offset = ndim - len(shape)
-        for i, extent in enumerate(shape):
-            extent = operator.index(extent)
-            current = result[offset + i]
-            if extent != current:
-                if current == 1:
-                    result[offset + i] = extent
-                elif extent != 1:
-                    raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together")
-    return tuple(result)
+    return _broadcast(*shapes)
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
