@@ -1387,17 +1387,18 @@ def wrap(native: Any) -> Array:
 def _foreign_operand(value: Any, array: Array) -> Any:
     """The operand of ``array``'s operator that is neither an Array nor a Python scalar.
 
-    A numpy array or scalar becomes an Array (zero-copy for arrays), a subclass of a Python scalar
-    type that Python scalar; a list, tuple or range is converted as ``asarray`` converts it, on
-    ``array``'s device (``x == [1, 2, 3]`` compares elementwise, as in numpy). None (the operator
-    returns NotImplemented) for another array library's object, whose reflected method then
-    decides. TypeError for anything else: Python would answer ``x == None`` or ``x == "a"`` with a
+    A numpy array becomes an Array (zero-copy), a subclass of a Python scalar type that Python
+    scalar; a numpy scalar (one value, its dtype kept), a list, tuple or range is converted as
+    ``asarray`` converts it, on ``array``'s device (``x == [1, 2, 3]`` compares elementwise, as in
+    numpy; ``cuda_x * np.float32(2)`` computes on the GPU, as cupy and torch take numpy scalars).
+    None (the operator returns NotImplemented) for another array library's object, whose reflected
+    method then decides. TypeError for anything else: Python would answer ``x == None`` or ``x == "a"`` with a
     bool, which is never what an array means.
     """
     if isinstance(value, _ndarray):
         return wrap(value) if value.dtype in BY_NUMPY else None
     if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
-        return wrap(_asarray(value))
+        return wrap(_asarray(value) if array._device is CPU else _numeric(array, value))
     for scalar_type in _SCALAR_TYPES:  # a subclass (an IntEnum, ...) acts as its Python scalar
         if isinstance(value, scalar_type):
             return scalar_type(value)

@@ -177,6 +177,24 @@ def test_in_place_operators_give_what_the_cpu_gives(symbol: str) -> None:
     assert_same_bits(results[1], np.asarray(results[0]))
 
 
+@pytest.mark.parametrize("scalar", [np.float64(-0.0), np.float32(2.5), np.int64(3), np.bool_(True)],
+                         ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("symbol", ["+", "*", "==", "<", "+="])
+def test_numpy_scalar_operands_go_to_the_arrays_device(symbol: str, scalar: np.generic) -> None:
+    """A numpy scalar (what numpy's reductions return, and scikit-learn's attributes fitted on
+    numpy) is one value: a CUDA array's operator computes with it on the GPU, its dtype kept, as
+    on the CPU (it is not refused as an array from another device; numpy *arrays* are)."""
+    operation = {"+": operator.add, "*": operator.mul, "==": operator.eq, "<": operator.lt, "+=": operator.iadd}
+    values = np.array([1.5, -0.0, 2.0], dtype=np.float32)
+    expected = operation[symbol](xp.asarray(values.copy()), scalar)
+    assert_same_bits(operation[symbol](on_cuda(values.copy()), scalar), np.asarray(expected))
+    if symbol != "+=":  # reflected
+        reflected = operation[symbol](scalar, xp.asarray(values))
+        assert_same_bits(operation[symbol](scalar, on_cuda(values)), np.asarray(reflected))
+    with pytest.raises(ValueError, match="different devices"):
+        operation[symbol](on_cuda(values), np.asarray([scalar]))
+
+
 # ----------------------------------------------------------------------------- linalg
 def _matrices(shape: tuple[int, ...], seed: int = 0, spd: bool = False) -> np.ndarray:
     a = np.random.default_rng(seed).standard_normal(shape)
