@@ -1,0 +1,68 @@
+"""scikit-learn fits CUDA dlarray arrays as it fits cupy arrays, on a real GPU (issue 17, item 4).
+
+The fits of tests/test_sklearn_cuda.py (which runs them on the CPU against a cupy made of numpy),
+here with real cupy: ``StandardScaler``, ``PCA(svd_solver='full')``, ``Ridge(solver='svd')`` and
+``LinearDiscriminantAnalysis`` with ``array_api_dispatch=True``, on dlarray arrays imported from
+cupy arrays (``dlarray.from_dlpack``, zero-copy) and on those cupy arrays themselves (scikit-learn
+then computes through ``array_api_compat.cupy``). Every fitted attribute, transform and prediction
+of the dlarray fit is a dlarray Array on ``cuda:0`` equal, to rounding, to the cupy fit's; what
+is read on the host during the dlarray fit are single values, nothing is copied off the GPU.
+Skipped without a GPU (conftest.py). benchmarks/bench_sklearn.py --device cuda:0 times the same fits.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before scipy is imported: scikit-learn's dispatch needs it
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy")
+pytest.importorskip("sklearn")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import test_sklearn_cuda as cases
+
+import dlarray as xp
+
+# Both fits run cupy's kernels (cuBLAS, cuSOLVER); the two namespaces may order a reduction or
+# pick a kernel differently, so the results agree to rounding, not bit for bit.
+TOLERANCE = {np.float64: 1e-8, np.float32: 1e-4}
+
+
+def on_gpu(value: np.ndarray) -> xp.Array:
+    """A dlarray array over a cupy array's memory (zero-copy), as a cupy user wraps one."""
+    native = cupy.asarray(value)
+    array = xp.from_dlpack(native)
+    assert str(array.device) == cases.CUDA
+    assert isinstance(array._as_native(), cupy.ndarray)
+    return array
+
+
+@pytest.mark.parametrize("dtype", list(TOLERANCE))
+@pytest.mark.parametrize("case", cases.CASES, ids=cases.IDS)
+def test_fit_on_cuda_dlarray_equals_the_fit_on_cupy(case: cases.Case, dtype: Any) -> None:
+    inputs = cases.data(dtype, samples=2_000, features=20)
+    cupy_inputs = {name: cupy.asarray(value) for name, value in inputs.items()}
+    tolerance = TOLERANCE[dtype]
+    traffic = cases.assert_same_fit(case, inputs, on_gpu, cupy_inputs, cupy.asnumpy, rtol=tolerance,
+                                    atol=tolerance)
+    assert all(shape == () for shape in traffic.reads), f"data read on the host: shapes {traffic.reads}"
+    assert traffic.moves == [], f"CUDA arrays copied to {traffic.moves}"
+
+
+def test_the_fit_leaves_its_inputs_as_they_were() -> None:
+    """scikit-learn's defaults copy what they modify: the cupy memory dlarray shares is untouched."""
+    values = cases.data()["X"]
+    native = cupy.asarray(values)
+    with_dlarray = xp.from_dlpack(native)
+    for case in cases.CASES:
+        if case.target is None:
+            cases.fit(case, {"X": with_dlarray})
+    np.testing.assert_array_equal(cupy.asnumpy(native), values)
