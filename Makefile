@@ -13,7 +13,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
 CONFORMANCE_ARGS ?=
 
-.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda clean
+.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -83,6 +83,11 @@ conformance: $(CONFORMANCE_STAMP)
 
 conformance-cuda: $(CONFORMANCE_STAMP)
 	$(PY) conformance/run.py --device cuda:0 $(CONFORMANCE_ARGS)
+
+# the suite on cuda:0 without a GPU (tests/numpy_cupy.py plays cupy): finds CUDA-path bugs early;
+# written to conformance/.runs/ only, never shown as a GPU result
+conformance-cuda-sim: $(CONFORMANCE_STAMP)
+	$(PY) conformance/run.py --simulated-cuda $(CONFORMANCE_ARGS)
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis

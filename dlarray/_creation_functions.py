@@ -308,6 +308,18 @@ def _integer_outside(obj: Any, limits: Any) -> Any:
     return obj
 
 
+def _device_elements_read(obj: Any) -> Any:
+    """``obj`` (a nested sequence) with each Array whose memory numpy cannot read replaced by a
+    copy on the host; ``obj`` itself when it holds none."""
+    if type(obj) is Array:
+        return obj if obj._device.backend.host_native else obj.to_device(CPU)
+    if isinstance(obj, (list, tuple)):
+        items = [_device_elements_read(item) for item in obj]
+        if any(new is not old for new, old in zip(items, obj)):
+            return items
+    return obj
+
+
 def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
     """Copy a Python scalar or nested sequence into a new buffer (numpy builds it)."""
     if dtype is not None:
@@ -319,6 +331,13 @@ def _from_python(obj: Any, dtype: DType | None, device: Device | None) -> Array:
         numpy_dtype = _DEFAULT_FOR_PYTHON.get(type(obj))
     try:
         native = _HOST_XP.array(obj, dtype=numpy_dtype)
+    except TypeError:
+        # numpy reads an Array in the sequence through __array__, which refuses device memory:
+        # read such elements to the host (a copy each, as cupy or torch would read them)
+        on_host = _device_elements_read(obj)
+        if on_host is obj:
+            raise
+        return _from_python(on_host, dtype, device)
     except OverflowError:
         target = np.dtype("int64" if numpy_dtype is None else numpy_dtype)
         value = _integer_outside(obj, np.iinfo(target) if target.kind in "iu" else None)

@@ -7,7 +7,7 @@ alone: numpy cannot read device memory, and cupy's numpy hooks do not cover ever
 
 What is added or replaced (checked against cupy's sources, v13.6.0 and v14.2.0):
 
-* names cupy lacks or spells differently: ``count_nonzero(keepdims=)``, ``linalg.cholesky(upper=)``,
+* names cupy lacks or spells differently: ``vecdot``, ``count_nonzero(keepdims=)``, ``linalg.cholesky(upper=)``,
   ``linalg.pinv(rtol=)`` (cupy: ``rcond``, default 1e-15), ``linalg.matrix_rank(rtol=)`` (cupy:
   an absolute ``tol``), ``linalg.svdvals``, ``linalg.matrix_norm``, ``linalg.vector_norm``,
   ``linalg.trace``, ``linalg.outer``, ``linalg.cross`` (cupy 13), ``linalg.solve`` with
@@ -197,6 +197,17 @@ def _count_nonzero(cp: Any) -> Any:
     return count_nonzero
 
 
+def _vecdot(cp: Any) -> Any:
+    def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+        """Dot products of the vectors along ``axis`` (a negative axis, the same dimension before and
+        after broadcasting), ``x1`` conjugated; the sum keeps the operands' type (cupy's sum, like
+        numpy's, widens small integers)."""
+        products = cp.conj(x1) * x2
+        return products.sum(axis=axis, dtype=products.dtype)
+
+    return vecdot
+
+
 def _tensordot(cp: Any) -> Any:
     original = cp.tensordot
 
@@ -353,6 +364,7 @@ _TOP_LEVEL = {
     "arccosh": _arccosh,
     "count_nonzero": _count_nonzero,
     "tensordot": _tensordot,
+    "vecdot": _vecdot,
 }
 _LINALG = {
     "cholesky": _cholesky,

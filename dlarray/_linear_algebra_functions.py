@@ -253,12 +253,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"vecdot: the vectors have sizes {a.shape[axis]} and {b.shape[axis]} along axis {axis}"
         )
-    xp = x1._device.backend.xp
-    vecdot_function = getattr(xp, "vecdot", None)
-    if vecdot_function is not None:
-        # numpy's vecdot gufunc applies the axis to each operand (before broadcasting) and
-        # conjugates the first one, as the standard asks
-        return wrap(vecdot_function(a, b, axis=axis))
-    # a backend without vecdot (cupy): the same sum; the axis, counted from the end, names the
-    # same dimension before and after broadcasting
-    return wrap(xp.sum(xp.conj(a) * b, axis=axis))
+    # numpy's vecdot gufunc (cupy's namespace has the same function) applies the axis to each
+    # operand before broadcasting and conjugates the first one, as the standard asks
+    return wrap(x1._device.backend.xp.vecdot(a, b, axis=axis))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ import os, dlarray
 
 def test_sees_this_checkout_first_and_the_users_path_after():
     paths = os.environ["PYTHONPATH"].split(os.pathsep)
-    assert paths == [{root!r}, "/the/users/own/path"]
+    assert paths == [{root!r}, {root!r} + "/conformance", "/the/users/own/path"]
     assert dlarray.__file__.startswith({root!r})
     assert os.environ["ARRAY_API_TESTS_MODULE"] == "dlarray"
 
@@ -183,3 +184,125 @@ def test_a_cuda_run_is_recorded_naming_the_gpu_driver_cupy_and_python(
     record = json.loads((tmp_path / "results" / "cuda0-3.json").read_text())["environment"]
     assert record["nvidia_driver"] == "580.65.06" and record["accelerator"] == "NVIDIA H100 80GB HBM3"
     assert not (tmp_path / "runs").exists()
+
+
+DLPACK_TESTS = '''
+def _raise(error, copy, dl_device):
+    error.add_note(f"x.__dlpack__ with copy_kw = {{'copy': {copy}}}, max_version_kw = {{}} and "
+                   f"dl_device_kw = {{'dl_device': {dl_device}}}")
+    raise error
+
+def test_dunder_dlpack():
+    _raise(BufferError("moving cuda:0 to the CPU needs a copy, and copy=False forbids it"), False, (1, 0))
+'''
+OTHER_DLPACK_FAILURES = '''
+def _raise(error, copy, dl_device):
+    error.add_note(f"x.__dlpack__ with copy_kw = {{'copy': {copy}}}, max_version_kw = {{}} and "
+                   f"dl_device_kw = {{'dl_device': {dl_device}}}")
+    raise error
+
+def test_dunder_dlpack():
+    _raise(BufferError("a copy=None export to the CPU must copy, not refuse"), None, (1, 0))
+'''
+
+
+def _dlpack_suite(tmp_path: Path, tests: str) -> Path:
+    suite = _suite(tmp_path)
+    (suite / "array_api_tests" / "test_stand_in.py").unlink()
+    (suite / "array_api_tests" / "test_dlpack.py").write_text(tests)
+    return suite
+
+
+def _on_a_gpu(runner: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "_accelerator", lambda device: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(runner, "_cuda_driver", lambda device: 13000)
+    monkeypatch.setattr(runner, "_nvidia_driver", lambda device: "580.65.06")
+
+
+def test_the_known_suite_defect_is_counted_xfailed_with_its_reason(
+    runner: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """array-api-tests#456: a BufferError for copy=False + dl_device=CPU on a GPU array is what the
+    standard asks; the pinned suite fails on it, its fix (#457) accepts it."""
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_dlpack_suite(tmp_path, DLPACK_TESTS)))
+    _on_a_gpu(runner, monkeypatch)
+    assert runner.main(["--max-examples", "3", "--workers", "0", "--device", "cuda:0"]) == 0
+    lines = (tmp_path / "results" / "cuda0-3.txt").read_text().splitlines()
+    assert lines[1] == "0 passed, 0 skipped, 0 failed, 0 errors, 1 xfailed"
+    assert lines[2] == ("XFAIL array_api_tests/test_dlpack.py::test_dunder_dlpack: suite defect "
+                        "array-api-tests#456 (fixed upstream by #457, after the pinned commit): "
+                        "__dlpack__(copy=False, dl_device=(kDLCPU, 0)) of a GPU array must raise BufferError")
+    entry = json.loads((tmp_path / "results" / "cuda0-3.json").read_text())["tests"][
+        "array_api_tests/test_dlpack.py::test_dunder_dlpack"]
+    assert entry == {"outcome": "xfailed", "message": lines[2].partition(": ")[2]}
+
+
+def test_the_same_refusal_on_the_cpu_is_a_failure(runner: ModuleType, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_dlpack_suite(tmp_path, DLPACK_TESTS)))
+    assert runner.main(["--max-examples", "3", "--workers", "0"]) == 1
+    assert (tmp_path / "runs" / "cpu-3.txt").read_text().splitlines()[1:] == [
+        "0 passed, 0 skipped, 1 failed, 0 errors", "FAILED array_api_tests/test_dlpack.py::test_dunder_dlpack"]
+
+
+def test_other_failures_of_that_test_stay_failures(runner: ModuleType, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_dlpack_suite(tmp_path, OTHER_DLPACK_FAILURES)))
+    _on_a_gpu(runner, monkeypatch)
+    assert runner.main(["--max-examples", "3", "--workers", "0", "--device", "cuda:0"]) == 1
+    assert (tmp_path / "results" / "cuda0-3.txt").read_text().splitlines()[1] == "0 passed, 0 skipped, 1 failed, 0 errors"
+
+
+def _defect_check() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("suite_defects", ROOT / "conformance" / "suite_defects.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _noted(error: BaseException, note: str) -> BaseException:
+    error.add_note(note)
+    return error
+
+
+@pytest.mark.parametrize(("nodeid", "error", "device", "known"), [
+    ("t/test_dlpack.py::test_dunder_dlpack", BufferError("copy"), "cuda:0", True),
+    ("t/test_dlpack.py::test_dunder_dlpack", BufferError("copy"), "cpu", False),
+    ("t/test_dlpack.py::test_dunder_dlpack", ValueError("copy"), "cuda:0", False),  # the standard says BufferError
+    ("t/test_dlpack.py::test_from_dlpack", BufferError("copy"), "cuda:0", False),
+])
+def test_only_the_refusal_the_upstream_fix_accepts_is_a_known_defect(
+    nodeid: str, error: BaseException, device: str, known: bool
+) -> None:
+    defects = _defect_check()
+    drawn = "x.__dlpack__ with copy_kw = {'copy': False}, max_version_kw = {} and dl_device_kw = {'dl_device': (1, 0)}"
+    assert (defects.known_defect(nodeid, _noted(error, drawn), device) is not None) is known
+    other_draw = drawn.replace("'copy': False", "'copy': True")
+    assert defects.known_defect(nodeid, _noted(BufferError("copy"), other_draw), device) is None
+    assert defects.known_defect(nodeid, BufferError("no note"), device) is None
+
+
+def test_a_simulated_cuda_run_is_never_recorded(runner: ModuleType, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARRAY_API_TESTS_DIR", str(_suite(tmp_path)))
+    runner.main(["--max-examples", "3", "--workers", "0", "--simulated-cuda", "--", "-k", "not sees"])
+    lines = (tmp_path / "runs" / "cuda0-simulated-3.txt").read_text().splitlines()
+    assert "dlarray on cuda:0, simulated (tests/numpy_cupy.py: numpy playing cupy, no CUDA driver)," in lines[0]
+    assert not (tmp_path / "results").exists()
+    with pytest.raises(SystemExit):
+        runner.main(["--simulated-cuda", "--record"])
+
+
+def test_the_simulated_cuda_site_computes_cuda_arrays_with_numpy_cupy() -> None:
+    """What a simulated run's processes see: the default device cuda:0, held and computed by
+    tests/numpy_cupy.py, no driver loaded (nothing here reaches a real GPU)."""
+    script = (
+        "import dlarray as xp, sys\n"
+        "from dlarray import _cuda\n"
+        "x = xp.sin(xp.asarray([0.0, -0.0]))\n"
+        "print(x.device, type(x._native).__module__, sys.modules['cupy'].__name__, _cuda._driver_state)\n"
+    )
+    env = {**os.environ, "DLARRAY_DEFAULT_DEVICE": "cuda:0",
+           "PYTHONPATH": f"{ROOT / 'conformance' / 'simulated_cuda'}{os.pathsep}{ROOT}"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["cuda:0", "numpy_cupy", "numpy_cupy", "[None]"]

@@ -328,6 +328,11 @@ OTHER_CASES: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("eye", lambda m, a: m.eye(3, 4, k=1, device=a.device)),
     ("linspace", lambda m, a: m.linspace(0.0, 1.0, 5, device=a.device)),
     ("meshgrid", lambda m, a: tuple(m.meshgrid(a[0], a[1]))),
+    ("vecdot", lambda m, a: m.vecdot(a, a[0] * 1j, axis=-1)),
+    ("vecdot keeps small integers", lambda m, a: m.vecdot(m.astype(a > 0, m.uint8), m.astype(a < 4, m.uint8))),
+    ("linalg.vecdot", lambda m, a: m.linalg.vecdot(m.astype(a, m.int8), m.astype(a, m.int8), axis=0)),
+    ("asarray of cuda elements", lambda m, a: m.asarray([[a[0, 1], a[1, 0]], [a[2, 2], 7.0]], device=a.device)),
+    ("asarray of cuda rows", lambda m, a: m.asarray([a[0], a[2]], dtype=m.float32, device=a.device)),
 ]
 
 
@@ -336,6 +341,17 @@ def test_the_namespace_on_cuda_gives_what_the_cpu_gives(function: Callable[..., 
     values = np.array([[3.0, -1.0, 0.0, 2.0], [-0.0, 5.0, -2.0, 1.0], [4.0, 4.0, -3.0, 0.5]])
     expected = function(xp, xp.asarray(values))
     assert_same_bits(function(xp, on_cuda(values)), _numpy(expected))
+
+
+def test_a_sequence_of_cuda_elements_is_read_to_the_default_device() -> None:
+    """A nested sequence is not an array: its values go to the default device (the CPU here),
+    each CUDA element copied to the host as cupy or torch read one."""
+    x = on_cuda([-0.0, 2.5])
+    made = xp.asarray([x[0], [x[1]][0], 1.0])
+    assert str(made.device) == "cpu"
+    assert np.asarray(made).tobytes() == np.array([-0.0, 2.5, 1.0]).tobytes()
+    with pytest.raises(TypeError, match="cannot make an array of object"):
+        xp.asarray([x[0], object()])
 
 
 def _numpy(result: Any) -> Any:

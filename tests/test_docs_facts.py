@@ -174,6 +174,32 @@ def test_a_cuda_result_is_rendered_with_its_gpu(hooks: ModuleType, tmp_path: Pat
     assert all(row["status"]["cpu"] == hooks.NO_RESULT for row in rows.values())  # no cpu file in tmp_path
 
 
+def test_a_known_suite_defect_is_shown_as_such(hooks: ModuleType, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """conformance/suite_defects.py counts array-api-tests#456 as xfailed on a GPU run: the site
+    says so beside the counts, never among the failures."""
+    monkeypatch.setenv("DLARRAY_CONFORMANCE_RESULTS", str(tmp_path))
+    nodeid = "array_api_tests/test_dlpack.py::test_dunder_dlpack"
+    _cuda_record(tmp_path, nodeid)
+    record = json.loads((tmp_path / "cuda0-200.json").read_text())
+    reason = "suite defect array-api-tests#456 (fixed upstream by #457, after the pinned commit)"
+    record["tests"][nodeid] = {"outcome": "xfailed", "message": reason}
+    record["summary"] = {**record["summary"], "failed": 0, "xfailed": 1}
+    (tmp_path / "cuda0-200.json").write_text(json.dumps(record))
+    header, summary, _ = (tmp_path / "cuda0-200.txt").read_text().splitlines()
+    summary = summary.replace("1 failed, 0 errors", "0 failed, 0 errors, 1 xfailed")
+    (tmp_path / "cuda0-200.txt").write_text(f"{header}\n{summary}\nXFAIL {nodeid}: {reason}\n")
+    run = hooks.conformance_run("cuda0")
+    assert run.failures == [] and run.known_defects == [f"XFAIL {nodeid}: {reason}"]
+    rendered = hooks.conformance_result(None)
+    assert "failed or erroring" not in rendered.split("### CUDA")[1]
+    assert "1 known defect(s) of the pinned suite, counted as xfailed" in rendered and reason in rendered
+    assert "| xfailed |" in rendered and "| `test_dlpack.py` |" in rendered
+    # __dlpack__ is a method, not a row of the coverage table; a function's row would say it
+    assert hooks._coverage_cell(["passed", "xfailed", "skipped"], "cuda0", run) == "pass (1), 1 suite defect (xfailed)"
+    assert hooks._coverage_cell(["passed", "xfailed", "failed"], "cuda0", run) == "**FAIL** 1 of 3"
+
+
 def test_a_summary_without_a_record_is_rendered_from_its_header(hooks: ModuleType, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A .txt alone (a runner older than the per-test record) still shows, with its header as provenance."""
