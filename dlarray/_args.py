@@ -164,7 +164,9 @@ def backend_function(x: Array, path: str) -> Any:
     for part in path.split("."):
         found = getattr(found, part, None)
         if found is None:
-            raise BackendUnavailable(f"{path} is not available for arrays on {x._device}: {backend.name} has no {path}")
+            version = getattr(backend.xp, "__version__", None)  # which cupy lacks it (cupy 13: linalg.eig)
+            provider = f"{backend.name} {version}" if isinstance(version, str) else backend.name
+            raise BackendUnavailable(f"{path} is not available for arrays on {x._device}: {provider} has no {path}")
     return found
 
 

@@ -414,3 +414,13 @@ def test_results_are_ordered_on_cupys_current_stream(
     assert (x + 1)._stream == stream
     monkeypatch.setattr(cupy.cuda, "get_current_stream", lambda device_id=-1: cupy.cuda.Stream(0x5000))
     assert (x + 1).__cuda_array_interface__["stream"] == 0x5000
+
+
+def test_a_function_this_cupy_lacks_is_named_with_its_version(cupy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cupy 13 has no linalg.eig (cupy 14 added it): a clear TypeError naming the cupy, not an
+    AttributeError from inside the namespace."""
+    x = on_cuda([[2.0, 0.0], [0.0, 3.0]])
+    monkeypatch.delattr(cupy.linalg, "eig")
+    monkeypatch.delattr(x._device.backend.xp.linalg, "eig")
+    with pytest.raises(TypeError, match=r"linalg.eig is not available for arrays on cuda:0: cupy 14.2.0\+numpy has no linalg.eig"):
+        xp.linalg.eig(x)
