@@ -82,6 +82,7 @@ class Array:
         "_device",
         "_flags",  # DLPack flags (READ_ONLY, IS_SUBBYTE_TYPE_PADDED)
         "_stream",  # the DLPack stream the data is ordered on (CUDA; 1, the legacy default, elsewhere)
+        "_export_view",  # the opaque numpy view retargeted exports describe (see _export), or None
         "__weakref__",
     )
     # Every slot is set by _new, the one constructor: a new field is added there and nowhere else.
@@ -95,6 +96,7 @@ class Array:
     _device: Device
     _flags: int
     _stream: int
+    _export_view: np.ndarray | None
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -484,17 +486,24 @@ class Array:
         >>> np.from_dlpack(xp.asarray([1.0, 2.0]))  # numpy calls __dlpack__ itself
         array([1., 2.])
         """
-        native = self._native
-        if (native is not None and stream is None and dl_device is None
-                and (copy is None or copy is False) and type(max_version) is tuple and len(max_version) == 2
-                and type(max_version[0]) is int and type(max_version[1]) is int
-                and max_version[0] >= 1 and max_version[1] >= 0
-                and self._device is self._device.backend.native_export_device
-                and self._dtype.numpy_dtype is not None):
-            # The common export, of an array numpy describes exactly, with arguments the checks
-            # below accept (what _export does for it): numpy's C producer carries the read-only
-            # flag of the view itself.
-            return native.__dlpack__(max_version=DLPACK_VERSION)
+        if (dl_device is None and (copy is None or copy is False) and type(max_version) is tuple
+                and len(max_version) == 2 and type(max_version[0]) is int and type(max_version[1]) is int
+                and max_version[0] >= 1 and max_version[1] >= 0):
+            # The common exports, with arguments the checks below accept: versioned, no copy, on the
+            # array's device. What the general path does for them, without its argument checks.
+            native = self._native
+            device = self._device
+            backend = device.backend
+            if (native is not None and stream is None and device is backend.native_export_device
+                    and self._dtype.numpy_dtype is not None):
+                # an array numpy describes exactly: numpy's C producer carries the read-only flag
+                # of the view itself (_export does the same)
+                return native.__dlpack__(max_version=DLPACK_VERSION)
+            if backend.orders_streams and (stream is None or (type(stream) is int and stream > 0)):
+                # CUDA, a consumer stream backend.consumer_stream takes as it is (None: the legacy
+                # default stream): ordered after the data's stream, then the retargeted export
+                _cuda.order(self._stream, _LEGACY_DEFAULT_STREAM if stream is None else stream, device.id)
+                return self._export(True)
         versioned = _versioned_export(max_version)
         if copy is not None and copy is not True and copy is not False:
             copy = copy_argument(copy)
@@ -547,8 +556,12 @@ class Array:
         if exact:
             view = self._as_native()  # the host backend's native is numpy's
         else:
-            self._ensure_metadata()
-            view = opaque_host_view(self)
+            # made once per Array (building it is half an export's time): pointer, geometry and
+            # read-only flag never change, and the view keeps only the owner alive, not the Array
+            view = self._export_view
+            if view is None:
+                self._ensure_metadata()
+                view = self._export_view = opaque_host_view(self)
         capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
         if not exact or set_flags:
             self._ensure_metadata()
@@ -1246,6 +1259,7 @@ class Array:
             view._dtype = self._dtype
             view._device = self._device
             view._stream = self._stream
+            view._export_view = None
             return view
         if native is not None or self._computable():
             return getitem(self, key)
@@ -1325,6 +1339,7 @@ def _adopt(
     self._device = device
     self._flags = flags & _KEPT_FLAGS
     self._stream = _LEGACY_DEFAULT_STREAM
+    self._export_view = None
     return self
 
 
@@ -1352,6 +1367,7 @@ def _new(
     self._device = device
     self._flags = flags
     self._stream = stream
+    self._export_view = None
     return self
 
 
@@ -1381,6 +1397,7 @@ def wrap(native: Any) -> Array:
     self._shape = self._strides = ()
     self._dtype = BY_NUMPY[native.dtype]
     self._flags = 0
+    self._export_view = None
     return self
 
 
