@@ -76,6 +76,7 @@ bench: $(STAMP)
 bench-cuda: $(STAMP)
 	$(PY) benchmarks/bench_cuda.py
 	$(PY) benchmarks/plots.py cuda  # bench_cuda.py writes the JSON only
+	$(PY) benchmarks/bench_sklearn.py --device cuda:0  # writes sklearn_cuda.json and its plot
 
 conformance: $(CONFORMANCE_STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"

@@ -52,6 +52,7 @@ PLOT_FILES = {
     "dlpack": "dlpack_latency.png",
     "dispatch": "dispatch.png",
     "sklearn": "sklearn.png",
+    "sklearn_cuda": "sklearn_cuda.png",
     "cuda": "cuda.png",
 }
 _STYLE = {
@@ -83,7 +84,8 @@ def _colour(library: str) -> str:
     return LIBRARY_COLOURS.get(library, "#333333")
 
 
-def _display(library: str) -> str:
+def display_name(library: str) -> str:
+    """What a library is called in legends, tables and target names (the name users import)."""
     return LIBRARY_NAMES.get(library, library)
 
 
@@ -292,7 +294,7 @@ def plot_dispatch(data: dict[str, Any], path: Path) -> bool:
                     [k + (i - 1) * width for k, v in enumerate(values) if v is not None],
                     [v for v in values if v is not None],
                     width,
-                    label=_display(library) if case == next(iter(cases)) else None,
+                    label=display_name(library) if case == next(iter(cases)) else None,
                     color=_colour(library),
                 )
             ax.set_xticks(range(len(labels)))
@@ -310,22 +312,31 @@ def plot_dispatch(data: dict[str, Any], path: Path) -> bool:
 # ------------------------------------------------------------------------------ bench_sklearn
 
 
+def sklearn_libraries(data: dict[str, Any]) -> list[str]:
+    """The libraries a bench_sklearn result compares, in its bars' order (files written before the
+    GPU run existed do not list them: the CPU run's)."""
+    return list(data.get("libraries", NAMESPACES))
+
+
 def plot_sklearn(data: dict[str, Any], path: Path) -> bool:
-    """Horizontal grouped bars: fit time per estimator for each library, its value at the bar's end."""
+    """Horizontal grouped bars: fit time per estimator for each library, its value at the bar's end
+    (sklearn.json: on the CPU; sklearn_cuda.json: on a GPU, numpy on the CPU for reference)."""
     estimators = data["estimators"]
     shape = data.get("data", {})
+    libraries = sklearn_libraries(data)
 
     def draw(plt: Any) -> Any:
         figure, ax = plt.subplots(figsize=(8.5, 1.0 + 1.15 * len(estimators)), layout="constrained")
         height = 0.26
         names = list(estimators)
-        for i, library in enumerate(NAMESPACES):
+        for i, library in enumerate(libraries):
             for k, name in enumerate(names):
                 value = estimators[name].get(f"{library}_ms")
                 if value is None:
                     continue
                 y = k + (i - 1) * height
-                ax.barh(y, value, height, color=_colour(library), label=_display(library) if k == 0 else None)
+                label = display_name(library) if k == 0 else None
+                ax.barh(y, value, height, color=_colour(library), label=label)
                 ax.text(value, y, f" {value:.1f}", va="center", fontsize=11)
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels(names)
@@ -342,9 +353,10 @@ def plot_sklearn(data: dict[str, Any], path: Path) -> bool:
         )
         ax.grid(True, axis="x", alpha=0.3)
         ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=3, frameon=False)
+        where = f";\nGPU: {data['device']} (numpy on the CPU)" if data.get("device") else ""
         ax.set_xlabel(
             f"median time per fit (ms): {shape.get('samples', 0):,} × {shape.get('features', '?')} "
-            f"{shape.get('dtype', 'float64')}, array API dispatch on"
+            f"{shape.get('dtype', 'float64')}, array API dispatch on{where}"
         )
         return figure
 
@@ -442,7 +454,7 @@ def plot_cuda(data: dict[str, Any], path: Path) -> bool:
         handles = [plt.Line2D([], [], color=_colour(name), linewidth=6) for name in libraries]
         figure.legend(
             handles,
-            [_display(name) for name in libraries],
+            [display_name(name) for name in libraries],
             loc="outside lower center",
             ncols=len(libraries),
             frameon=False,
@@ -457,6 +469,7 @@ PLOTTERS: dict[str, Callable[[dict[str, Any], Path], bool]] = {
     "dlpack": plot_dlpack,
     "dispatch": plot_dispatch,
     "sklearn": plot_sklearn,
+    "sklearn_cuda": plot_sklearn,
     "cuda": plot_cuda,
 }
 

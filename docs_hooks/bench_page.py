@@ -341,40 +341,47 @@ def dispatch_section(data: dict[str, Any], page: Any) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ bench_sklearn
+#: bench_sklearn's ratio columns where a file does not list them (written before the GPU run existed)
+SKLEARN_CPU_RATIOS = {"dlarray_over_numpy": "numpy", "dlarray_over_strict": "array_api_strict"}
+
+
 def sklearn_section(data: dict[str, Any], page: Any) -> list[str]:
+    """sklearn.json (on the CPU) or sklearn_cuda.json (on a GPU): a row per estimator with each
+    library's time and dlarray's ratios, the plot, the summary targets and any profile."""
     shape = data.get("data", {})
     targets = data.get("targets", {})
+    libraries = plots.sklearn_libraries(data)
+    ratios = data.get("ratios", SKLEARN_CPU_RATIOS)
     rows = []
     for label, row in data["estimators"].items():
-        vs_numpy = targets.get(f"{label}: dlarray / numpy")
-        vs_strict = targets.get(f"{label}: dlarray / array-api-strict")
         rows.append(
             [
                 f"`{_cell(label)}`",
-                _number(row.get("numpy_ms")),
-                _number(row.get("array_api_strict_ms")),
-                _number(row.get("dlarray_ms")),
-                f"{_number(row.get('dlarray_over_numpy'))} {_verdict(vs_numpy)}",
-                f"{_number(row.get('dlarray_over_strict'))} {_verdict(vs_strict)}",
+                *(_number(row.get(f"{library}_ms")) for library in libraries),
+                *(
+                    f"{_number(row.get(key))} "
+                    f"{_verdict(targets.get(f'{label}: dlarray / {plots.display_name(peer)}'))}"
+                    for key, peer in ratios.items()
+                ),
             ]
         )
     summary = [name for name in targets if name.startswith("all estimators")]
+    gpu = data.get("device")
+    held = f"on the GPU ({_cell(gpu)}) by cupy and dlarray, on the CPU by numpy" if gpu else "by each library"
     out = [
-        environment_line(data.get("environment", {}), "bench_sklearn.py"),
+        environment_line(data.get("environment", {}), "bench_sklearn.py" + (
+            f" --device {data['device_argument']}" if data.get("device_argument") else "")),
         (
             f"`Estimator().fit(X[, y])` with `sklearn.set_config(array_api_dispatch=True)`, on "
-            f"{shape.get('samples', 0):,} × {shape.get('features', '?')} {shape.get('dtype', 'float64')} data held "
-            "by each library; see [scikit-learn and SciPy](guide/ecosystem.md#speed) for where the time goes.\n"
+            f"{shape.get('samples', 0):,} × {shape.get('features', '?')} {shape.get('dtype', 'float64')} "
+            f"data held {held}; see [scikit-learn and SciPy](guide/ecosystem.md#speed) for where the time goes.\n"
         ),
-        *_plot("sklearn", "scikit-learn fit times", page),
+        *_plot(data.get("benchmark", "sklearn"), "scikit-learn fit times", page),
         *_table(
             [
                 "estimator",
-                "numpy ms",
-                "array-api-strict ms",
-                "dlarray ms",
-                "dlarray / numpy",
-                "dlarray / array-api-strict",
+                *(f"{plots.display_name(library)} ms" for library in libraries),
+                *(f"dlarray / {plots.display_name(peer)}" for peer in ratios.values()),
             ],
             rows,
         ),
@@ -435,6 +442,13 @@ SECTIONS: dict[str, tuple[str, str, str, str, Callable[[dict[str, Any], Any], li
         dispatch_section,
     ),
     "sklearn": ("scikit-learn fits", "bench_sklearn.py", "make bench", "", sklearn_section),
+    "sklearn_cuda": (
+        "scikit-learn fits on a CUDA GPU",
+        "bench_sklearn.py --device cuda:0",
+        "make bench-cuda",
+        "a machine with a CUDA GPU and cupy",
+        sklearn_section,
+    ),
     "cuda": (
         "CUDA hand-offs",
         "bench_cuda.py",

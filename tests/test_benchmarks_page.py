@@ -229,3 +229,73 @@ def test_results_record_the_cpu_model_and_commit() -> None:
     assert "cpu_model" in env and "commit" in env
     if Path("/proc/cpuinfo").is_file():
         assert env["cpu_model"]
+
+
+def _sklearn_cuda_json(folder: Path) -> dict[str, Any]:
+    """Rendering input only (nothing measured): the layout bench_sklearn.py --device cuda:0 writes."""
+    target = {"value": 1.08, "target": "<= 1.1", "met": True, "verdict": "MET", "unit": "", "detail": {}}
+    missed = dict(target, value=1.25, met=False, verdict="NOT MET")
+    data = {
+        "benchmark": "sklearn_cuda",
+        "environment": {"time": "T", "cpu_model": "Some CPU", "cpu_count": 8, "versions": {"cupy": "x"}},
+        "data": {"samples": 20000, "features": 50, "dtype": "float64"},
+        "libraries": ["numpy", "cupy", "dlarray"],
+        "ratios": {"dlarray_over_cupy": "cupy"},
+        "device": "Some GPU",
+        "device_argument": "cuda:0",
+        "estimators": {
+            "PCA()": {"numpy_ms": 26.5, "cupy_ms": 5.25, "dlarray_ms": 5.5, "dlarray_over_cupy": 1.05},
+            "Ridge()": {"numpy_ms": 30.5, "cupy_ms": 4.0, "dlarray_ms": 5.0, "dlarray_over_cupy": 1.25},
+        },
+        "timings": {},
+        "errors": {},
+        "targets": {
+            "PCA(): dlarray / cupy": dict(target, value=1.05),
+            "Ridge(): dlarray / cupy": missed,
+            "all estimators: dlarray / cupy": missed,
+            "all estimators together (sum of fit times): dlarray / cupy": target,
+        },
+        "profiles": {},
+    }
+    (folder / "sklearn_cuda.json").write_text(json.dumps(data))
+    return data
+
+
+def test_sklearn_gpu_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _sklearn_cuda_json(tmp_path)
+    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(tmp_path))
+    text = bench_page.benchmark_results(PAGE)
+    section = text.split("### scikit-learn fits on a CUDA GPU")[1].split("\n### ")[0]
+    assert "Not measured yet" not in section
+    assert "by `benchmarks/bench_sklearn.py --device cuda:0`" in section
+    assert "on the GPU (Some GPU) by cupy and dlarray, on the CPU by numpy" in section
+    assert "| estimator | numpy ms | cupy ms | dlarray ms | dlarray / cupy |" in section
+    assert "| `PCA()` | 26.5 | 5.25 | 5.5 | 1.05 " in section
+    assert "| `Ridge()` | 30.5 | 4 | 5 | 1.25 " in section
+    assert "| all estimators together (sum of fit times): dlarray / cupy | 1.08 | <= 1.1 |" in section
+    assert "no plot: `sklearn_cuda.png` was not drawn" in section
+
+
+def test_sklearn_cpu_result_without_a_library_list_keeps_its_columns() -> None:
+    """sklearn.json files written before the GPU run existed list no libraries: the CPU run's."""
+    data = _committed("sklearn")
+    data.pop("libraries", None)
+    data.pop("ratios", None)
+    table = "\n".join(bench_page.sklearn_section(data, PAGE))
+    assert ("| estimator | numpy ms | dlarray ms | array-api-strict ms | dlarray / numpy | "
+            "dlarray / array-api-strict |") in table
+
+
+@needs_matplotlib
+def test_sklearn_gpu_plot_colours_each_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib.colors
+
+    data = _sklearn_cuda_json(tmp_path)
+    assert plots.render("sklearn_cuda", tmp_path) and (tmp_path / "sklearn_cuda.png").stat().st_size > 0
+    figure = _figure(monkeypatch, plots.plot_sklearn, data)
+    legend = figure.axes[0].get_legend()
+    assert [text.get_text() for text in legend.get_texts()] == ["numpy", "cupy", "dlarray"]
+    for handle, library in zip(legend.legend_handles, data["libraries"]):
+        colour = matplotlib.colors.to_hex(handle.get_facecolor())
+        assert colour.upper() == plots.LIBRARY_COLOURS[library].upper()
+    assert "GPU: Some GPU (numpy on the CPU)" in figure.axes[0].get_xlabel()
