@@ -37,6 +37,7 @@ import sklearn
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import Ridge
+from sklearn.metrics import accuracy_score, r2_score
 from sklearn.preprocessing import StandardScaler
 
 import dlarray as xp
@@ -154,6 +155,17 @@ def assert_same_fit(case: Case, inputs: dict[str, np.ndarray], on_cuda: Callable
     return traffic
 
 
+def scores(inputs: dict[str, Any]) -> tuple[float, float]:
+    """The guide's worked example (docs/guide/ecosystem.md): accuracy of LDA's predictions and R²
+    of a Ridge on PCA's projection of the scaled data, each a Python float."""
+    with sklearn.config_context(array_api_dispatch=True):
+        scaled = StandardScaler().fit_transform(inputs["X"])
+        predicted = LinearDiscriminantAnalysis().fit(scaled, inputs["classes"]).predict(scaled)
+        projected = PCA(n_components=3, svd_solver="full").fit_transform(scaled)
+        fitted_values = Ridge(solver="svd", alpha=0.5).fit(projected, inputs["regression"]).predict(projected)
+        return accuracy_score(inputs["classes"], predicted), r2_score(inputs["regression"], fitted_values)
+
+
 # ------------------------------------------------------------------------------ the tests
 @pytest.fixture(autouse=True)
 def cupy(monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -185,6 +197,15 @@ def test_the_fit_computes_with_cupy(case: Case) -> None:
     assert numpy_cupy.calls, "nothing was computed by cupy"
     assert ("linalg.svd" in numpy_cupy.calls) == case.decomposes
     assert all(isinstance(value, (xp.Array, int, str, type(None))) for value in fitted(estimator).values())
+
+
+def test_metrics_of_a_pipeline_on_cuda_arrays_equal_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = data()
+    with watch_host_traffic(monkeypatch) as traffic:
+        on_gpu = scores({name: on_simulated_cuda(value) for name, value in inputs.items()})
+    assert all(type(score) is float for score in on_gpu)
+    np.testing.assert_allclose(on_gpu, scores(inputs), rtol=1e-12)
+    assert all(shape == () for shape in traffic.reads) and traffic.moves == []
 
 
 def test_numpy_is_refused_the_cuda_data() -> None:

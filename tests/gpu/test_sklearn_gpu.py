@@ -57,6 +57,16 @@ def test_fit_on_cuda_dlarray_equals_the_fit_on_cupy(case: cases.Case, dtype: Any
     assert traffic.moves == [], f"CUDA arrays copied to {traffic.moves}"
 
 
+def test_metrics_of_a_pipeline_on_cuda_dlarray_equal_cupys(monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = cases.data(samples=2_000, features=20)
+    with cases.watch_host_traffic(monkeypatch) as traffic:
+        ours = cases.scores({name: on_gpu(value) for name, value in inputs.items()})
+    theirs = cases.scores({name: cupy.asarray(value) for name, value in inputs.items()})
+    assert all(type(score) is float for score in ours)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-8)
+    assert all(shape == () for shape in traffic.reads) and traffic.moves == []
+
+
 def test_the_fit_leaves_its_inputs_as_they_were() -> None:
     """scikit-learn's defaults copy what they modify: the cupy memory dlarray shares is untouched."""
     values = cases.data()["X"]
