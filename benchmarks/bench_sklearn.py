@@ -25,7 +25,7 @@ their medians):
 
 * ``t(dlarray) / t(cupy) <= 1.1``.
 
-Without cupy or a GPU it says why and writes nothing.
+Without cupy or a GPU (or scikit-learn, in either mode) it says why and writes nothing.
 
 Where a target is not met (or with ``--profile``), the dlarray fit of that estimator is profiled
 with cProfile, and the functions where its time goes are printed and stored in the JSON.
@@ -42,6 +42,7 @@ os.environ["SCIPY_ARRAY_API"] = "1"
 
 import argparse
 import cProfile
+import importlib.util
 import io
 import pstats
 import re
@@ -248,12 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     samples, features = (2_000, 20) if args.quick else (20_000, 50)
     data = _data(samples, features)
     gpu = None
-    if args.device == "cpu":
+    found = "scikit-learn is not installed" if importlib.util.find_spec("sklearn") is None else None
+    if args.device == "cpu" and found is None:
         comparison, inputs, sync = CPU_RUN, _cpu_inputs(data), None
     else:
-        found = _cuda_inputs(data, args.device)
+        found = found or _cuda_inputs(data, args.device)
         if isinstance(found, str):
-            print(f"bench_sklearn --device {args.device}: skipped, {found}")
+            option = "" if args.device == "cpu" else f" --device {args.device}"
+            print(f"bench_sklearn{option}: skipped, {found}")
             return 0
         inputs, cupy = found
         comparison, sync = CUDA_RUN, cupy.cuda.get_current_stream().synchronize

@@ -59,7 +59,8 @@ class Case:
 
 CASES = [
     Case("StandardScaler()", StandardScaler, None, ("transform",), False),
-    Case("PCA(svd_solver='full')", lambda: PCA(n_components=3, svd_solver="full"), None, ("transform",), True),
+    Case("PCA(svd_solver='full')", lambda: PCA(n_components=3, svd_solver="full"), None, ("transform",),
+         True),
     Case("Ridge(solver='svd')", lambda: Ridge(solver="svd"), "regression", ("predict",), True),
     Case("LinearDiscriminantAnalysis()", LinearDiscriminantAnalysis, "classes", ("predict", "predict_proba",
                                                                                  "transform"), True),
@@ -90,7 +91,8 @@ def fit(case: Case, inputs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 def fitted(estimator: Any) -> dict[str, Any]:
     """The public fitted attributes (scikit-learn's trailing underscore)."""
-    return {name: value for name, value in vars(estimator).items() if name.endswith("_") and not name.startswith("_")}
+    return {name: value for name, value in vars(estimator).items()
+            if name.endswith("_") and not name.startswith("_")}
 
 
 @dataclass
