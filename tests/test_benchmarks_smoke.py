@@ -84,27 +84,17 @@ def test_cuda_benchmark_runs_or_says_why_not(tmp_path: Path) -> None:
         _check_targets(json.loads((tmp_path / "cuda.json").read_text()))
 
 
-@pytest.mark.real_cuda  # real GPU memory only: cupy allocates it, nothing is made up
-@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
-def test_sklearn_gpu_benchmark_runs_or_says_why_not(tmp_path: Path) -> None:
-    """On a GPU machine it fits on cupy and on dlarray over the same buffers and writes
-    sklearn_cuda.json, with dlarray / cupy per estimator; elsewhere it says what is missing."""
+def test_sklearn_gpu_benchmark_says_why_it_cannot_run(tmp_path: Path) -> None:
+    """Without a GPU (here the GPU is hidden from the test and its children, tests/gpu_view.py) it
+    says what is missing and writes nothing; tests/gpu/test_sklearn_gpu.py runs it on a GPU."""
     completed = subprocess.run(
         [sys.executable, str(BENCHMARKS / "bench_sklearn.py"), "--quick", "--device", "cuda:0",
          "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True, text=True, timeout=120, check=False,
     )
     assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
-    if "skipped" in completed.stdout:
-        assert not any(tmp_path.iterdir())
-        assert "bench_sklearn --device cuda:0: skipped, " in completed.stdout
-    else:  # pragma: no cover - GPU machines
-        result = json.loads((tmp_path / "sklearn_cuda.json").read_text())
-        assert result["libraries"] == ["numpy", "cupy", "dlarray"] and result["device"]
-        ratios = [row["dlarray_over_cupy"] for row in result["estimators"].values()]
-        assert None not in ratios, result["errors"]
-        assert "all estimators together (sum of fit times): dlarray / cupy" in result["targets"]
-        _check_targets(result)
+    assert "bench_sklearn --device cuda:0: skipped, " in completed.stdout
+    assert not any(tmp_path.iterdir())
 
 
 def test_sklearn_benchmark_refuses_an_unknown_device(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ Skipped without a GPU (conftest.py). benchmarks/bench_sklearn.py --device cuda:0
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before scipy is imported: scikit-learn's dispatch needs it
 
@@ -76,3 +78,19 @@ def test_the_fit_leaves_its_inputs_as_they_were() -> None:
         if case.target is None:
             cases.fit(case, {"X": with_dlarray})
     np.testing.assert_array_equal(cupy.asnumpy(native), values)
+
+
+def test_the_benchmark_times_the_fits_on_the_gpu(tmp_path: Path) -> None:
+    """benchmarks/bench_sklearn.py --device cuda:0 --quick fits on cupy and on dlarray over the same
+    buffers and writes sklearn_cuda.json with dlarray / cupy per estimator (no timing asserted)."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_sklearn.py"
+    completed = subprocess.run(
+        [sys.executable, str(script), "--quick", "--device", "cuda:0", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
+    result = json.loads((tmp_path / "sklearn_cuda.json").read_text())
+    assert result["libraries"] == ["numpy", "cupy", "dlarray"] and result["device"]
+    assert not result["errors"] and all(row["dlarray_over_cupy"] for row in result["estimators"].values())
+    assert {"MET", "NOT MET"} >= {target["verdict"] for target in result["targets"].values()}
+    assert "all estimators together (sum of fit times): dlarray / cupy" in result["targets"]
