@@ -8,7 +8,10 @@ its sources):
   ufuncs and numpy functions raise TypeError, as real cupy's implicit conversion does; numpy
   arrays are refused as operands (cupy's "Unsupported type"). A spec function that hands CUDA
   data to numpy fails here as it would on a GPU;
-* only cupy's names and signatures: no top-level ``vecdot``; ``count_nonzero(a, axis=None)``;
+* only cupy's names and keywords, as tests/cupy_api.json describes real cupy (14.2.0; written by
+  tests/cupy_api.py from a cupy wheel): a numpy name cupy lacks is an AttributeError, a keyword
+  its cupy function does not take a TypeError, at the top level, in ``linalg``/``fft`` and for
+  ``ndarray`` methods. So no top-level ``vecdot``; ``count_nonzero(a, axis=None)``;
   ``linalg`` without ``svdvals``, ``matrix_norm``, ``vector_norm``, ``trace``, ``outer``;
   ``linalg.cholesky(a)``, ``linalg.pinv(a, rcond=1e-15)``, ``linalg.matrix_rank(M, tol=None)``,
   ``linalg.solve`` with equal stack dimensions; flags without ``writeable``;
@@ -31,6 +34,9 @@ import types
 from typing import Any, Self
 
 import numpy as np
+from cupy_api import load as _load_cupy_api
+
+_API = _load_cupy_api()  # what real cupy has: names -> the keywords each takes (None: any)
 
 __version__ = "14.2.0+numpy"
 calls: list[str] = []  # module functions called, in order (tests read it)
@@ -189,13 +195,15 @@ class ndarray:
             self._a[_unwrap(key)] = _zero_as_cupy_fills(value, self._a.dtype)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("setflags", "ctypes", "base", "tolist_numpy"):
-            raise AttributeError(name)
+        # numpy's setflags, ctypes, ... are not cupy's; ``base`` is, but here it would be numpy's
+        if name.startswith("__") or name not in _API["ndarray"] or name == "base":
+            raise AttributeError(f"'cupy.ndarray' object has no attribute {name!r}")
         attribute = getattr(self._a, name)
         if not callable(attribute):
             return _wrap(attribute)
 
         def method(*args: Any, **kwargs: Any) -> Any:
+            _keywords_checked("ndarray", name, kwargs)
             with np.errstate(all="ignore"):
                 return _wrap(attribute(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
 
@@ -295,10 +303,22 @@ cuda = types.SimpleNamespace(
 
 
 # ----------------------------------------------------------------------------- functions
-def _function(name: str, source: Any) -> Any:
+def _keywords_checked(where: str, name: str, kwargs: dict[str, Any]) -> None:
+    """TypeError for a keyword real cupy's function does not take (as cupy would raise it)."""
+    accepted = _API[where][name]
+    if accepted is not None:
+        for keyword in kwargs:
+            if keyword not in accepted:
+                raise TypeError(f"{name}() got an unexpected keyword argument {keyword!r} (cupy {_API['cupy']})")
+
+
+def _function(name: str, source: Any, where: str = "top") -> Any:
     numpy_function = getattr(source, name)
+    if name not in _API[where]:
+        raise AttributeError(f"module 'cupy{'' if where == 'top' else '.' + where}' has no attribute {name!r}")
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        _keywords_checked(where, name, kwargs)
         calls.append(name)
         with np.errstate(all="ignore"):  # cupy's kernels raise no floating-point warnings
             return _wrap(numpy_function(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
@@ -307,12 +327,8 @@ def _function(name: str, source: Any) -> Any:
     return function
 
 
-# numpy 2 names real cupy (v14.2) does not have at the top level
-_ABSENT = {"vecdot", "matvec", "vecmat", "unstack", "cumulative_prod"}
-
-
 def __getattr__(name: str) -> Any:
-    if name.startswith("__") or name in _ABSENT:
+    if name.startswith("__") or name not in _API["top"]:  # numpy names cupy lacks: vecdot, unstack...
         raise AttributeError(f"module 'cupy' has no attribute {name!r}")
     found = getattr(np, name)
     if isinstance(found, type) or not callable(found):
@@ -449,15 +465,15 @@ def _solve(a: ndarray, b: ndarray) -> ndarray:
 
 linalg = types.SimpleNamespace(
     cholesky=_cholesky, pinv=_pinv, matrix_rank=_matrix_rank, svd=_svd, norm=_norm, solve=_solve,
-    cross=_function("cross", np.linalg),
-    **{name: _function(name, np.linalg) for name in (
+    cross=_function("cross", np.linalg, "linalg"),
+    **{name: _function(name, np.linalg, "linalg") for name in (
         "det", "inv", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matrix_power", "matmul",
         "matrix_transpose", "tensorsolve", "tensorinv", "lstsq", "cond")},
 )
 def _sized_transform(name: str) -> Any:
     """cupy's n-dimensional transforms: None in ``s`` is the whole axis; -1 is not (cupy would
     slice the axis to ``:-1``), so it is refused here."""
-    transform = _function(name, np.fft)
+    transform = _function(name, np.fft, "fft")
 
     def sized(a: ndarray, s: Any = None, axes: Any = None, norm: Any = None) -> ndarray:
         if s is not None:
@@ -470,7 +486,7 @@ def _sized_transform(name: str) -> Any:
 
 
 fft = types.SimpleNamespace(
-    **{name: _function(name, np.fft) for name in (
+    **{name: _function(name, np.fft, "fft") for name in (
         "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftshift", "ifftshift", "fftfreq", "rfftfreq")},
     **{name: _sized_transform(name) for name in ("fftn", "ifftn", "rfftn", "irfftn")},
 )

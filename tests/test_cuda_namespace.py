@@ -424,3 +424,32 @@ def test_a_function_this_cupy_lacks_is_named_with_its_version(cupy: Any, monkeyp
     monkeypatch.delattr(x._device.backend.xp.linalg, "eig")
     with pytest.raises(TypeError, match=r"linalg.eig is not available for arrays on cuda:0: cupy 14.2.0\+numpy has no linalg.eig"):
         xp.linalg.eig(x)
+
+
+# ----------------------------------------------------------------------------- the stand-in is cupy-shaped
+def test_the_stand_in_offers_only_cupys_names_and_keywords(cupy: Any) -> None:
+    """numpy names and keywords real cupy lacks fail here as they would on a GPU
+    (tests/cupy_api.json, written from a real cupy by tests/cupy_api.py)."""
+    a = on_cuda([3.0, 1.0, 2.0])._native
+    for absent in ("vecdot", "unstack", "matvec", "vecmat"):
+        with pytest.raises(AttributeError, match=f"module 'cupy' has no attribute '{absent}'"):
+            getattr(cupy, absent)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'stable'"):
+        cupy.sort(a, stable=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'where'"):
+        a.sum(where=a > 1)
+    with pytest.raises(AttributeError, match="'cupy.ndarray' object has no attribute 'setflags'"):
+        a.setflags(write=False)
+    assert np.asarray(cupy.sort(a, axis=-1).get()).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_every_name_the_stand_in_defines_is_cupys() -> None:
+    import cupy_api
+
+    api = cupy_api.load()
+    defined = {name for name, value in vars(numpy_cupy).items()
+               if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == "numpy_cupy"}
+    assert defined - {"install", "ndarray", "Flags", "MemoryPointer", "UnownedMemory", "Device", "Stream"} <= set(api["top"])
+    assert set(vars(numpy_cupy.linalg)) <= set(api["linalg"])
+    assert set(vars(numpy_cupy.fft)) <= set(api["fft"])
+

@@ -86,3 +86,14 @@ def test_copy_on_an_external_stream_uses_cupys_current_api() -> None:
         x = xp.asarray(np.arange(4.0)).to_device(cases.CUDA, stream=stream.ptr)
         back = x.to_device("cpu", stream=stream.ptr)
     np.testing.assert_array_equal(np.asarray(back), np.arange(4.0))
+
+
+def test_the_stand_ins_description_is_this_cupys() -> None:
+    """tests/numpy_cupy.py offers only what tests/cupy_api.json says cupy has: the file must
+    describe this cupy (a cupy of another version is described anew by tests/cupy_api.py)."""
+    import cupy_api
+
+    described = cupy_api.load()
+    if cupy.__version__ != described["cupy"]:
+        pytest.skip(f"tests/cupy_api.json describes cupy {described['cupy']}, this is {cupy.__version__}")
+    assert cupy_api.describe(cupy) == described
