@@ -186,25 +186,16 @@ def test_a_cuda_run_is_recorded_naming_the_gpu_driver_cupy_and_python(
     assert not (tmp_path / "runs").exists()
 
 
-DLPACK_TESTS = '''
-def _raise(error, copy, dl_device):
-    error.add_note(f"x.__dlpack__ with copy_kw = {{'copy': {copy}}}, max_version_kw = {{}} and "
-                   f"dl_device_kw = {{'dl_device': {dl_device}}}")
-    raise error
-
+# a stand-in for the suite's test_dunder_dlpack: the exception it raises, with the note the suite adds
+DLPACK_TEST = '''
 def test_dunder_dlpack():
-    _raise(BufferError("moving cuda:0 to the CPU needs a copy, and copy=False forbids it"), False, (1, 0))
-'''
-OTHER_DLPACK_FAILURES = '''
-def _raise(error, copy, dl_device):
-    error.add_note(f"x.__dlpack__ with copy_kw = {{'copy': {copy}}}, max_version_kw = {{}} and "
-                   f"dl_device_kw = {{'dl_device': {dl_device}}}")
+    error = BufferError({message!r})
+    error.add_note("x.__dlpack__ with copy_kw = {{'copy': {copy}}}, max_version_kw = {{}} and "
+                   "dl_device_kw = {{'dl_device': (1, 0)}}")
     raise error
-
-def test_dunder_dlpack():
-    _raise(BufferError("a copy=None export to the CPU must copy, not refuse"), None, (1, 0))
 '''
-
+DLPACK_TESTS = DLPACK_TEST.format(message="moving cuda:0 to the CPU needs a copy, and copy=False forbids it", copy=False)
+OTHER_DLPACK_FAILURES = DLPACK_TEST.format(message="a copy=None export to the CPU must copy, not refuse", copy=None)
 
 def _dlpack_suite(tmp_path: Path, tests: str) -> Path:
     suite = _suite(tmp_path)
