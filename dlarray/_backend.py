@@ -371,7 +371,11 @@ class CudaBackend(Backend):
     def placement(self, native: Any) -> tuple[Device, int]:
         device_id = native.data.device_id
         # cupy queued the work that makes this result on its current stream
-        return device_of(DLDeviceType.CUDA, device_id), _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
+        stream = _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
+        try:  # the interned device read directly: this runs for every result computed on a GPU
+            return _interned_devices[_CUDA_KIND, device_id], stream
+        except KeyError:
+            return device_of(DLDeviceType.CUDA, device_id), stream
 
     def describe(self, native: Any) -> tuple[int, int]:
         return native.data.ptr, 0
@@ -469,6 +473,8 @@ class StreamPointer:
 
 
 _READ_ONLY = 1  # DLPack's FLAG_READ_ONLY
+_CUDA_KIND = int(DLDeviceType.CUDA)
+_interned_devices = _devices._cache  # (device type, id) -> Device, filled by device_of
 
 HOST = HostBackend()
 PINNED = HostBackend(cuda_stream_rules=True)

@@ -104,3 +104,18 @@ def test_sklearn_benchmark_refuses_an_unknown_device(tmp_path: Path) -> None:
     )
     assert completed.returncode == 2 and "--device must be cpu or cuda:N" in completed.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_cuda_stand_in_says_it_is_not_a_gpu_and_writes_apart(tmp_path: Path) -> None:
+    """The CPU stand-in of bench_cuda (numpy_cupy as cupy, no driver) never passes for GPU numbers."""
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_cuda_standin.py"), "--quick", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
+    assert completed.stdout.startswith("CPU STAND-IN, NOT GPU NUMBERS")
+    result = json.loads((tmp_path / "cuda_standin.json").read_text())
+    assert "not GPU numbers" in result["stand_in"] and "device" not in result
+    assert {"x + y", "sin(x)", "sum(x)"} <= set(result["compute_overhead_over_numpy_cupy_us"])
+    assert any(name.startswith("export: dlarray") for name in result["timings_us"])
+    assert not (tmp_path / "cuda.json").exists()

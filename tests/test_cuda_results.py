@@ -1,0 +1,63 @@
+"""Results cupy computes: the device and the stream each one is placed on when it is wrapped.
+
+Every result of a function on a CUDA array is wrapped as an Array on the GPU that holds it, ordered
+on the stream cupy queued its work on (cupy's current stream on that device), so that a later
+export makes its consumer wait for that stream. No GPU: cupy is tests/numpy_cupy.py, no driver.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+import numpy_cupy
+import pytest
+
+import dlarray
+from dlarray import _backend, _cuda
+from dlarray._devices import device_of
+from dlarray._dlpack import DLDeviceType
+
+OTHER_STREAM = 0x7F00_5EA0_0000
+
+
+@pytest.fixture(autouse=True)
+def cupy(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(_cuda, "_driver_state", [None])  # no driver: nothing is ever ordered
+    return numpy_cupy.install(monkeypatch)
+
+
+def on_cuda(values: Any) -> dlarray.Array:
+    return dlarray.asarray(np.asarray(values, dtype=np.float32), device="cuda:0")
+
+
+def test_results_are_on_the_gpu_and_the_null_streams_dlpack_number() -> None:
+    x = on_cuda([1.0, 2.0])
+    for result in (x + x, dlarray.sin(x), dlarray.sum(x), x[1:] * 2):
+        assert result.device is device_of(DLDeviceType.CUDA, 0)
+        assert result._stream == _cuda.LEGACY_DEFAULT_STREAM
+        assert result.__cuda_array_interface__["stream"] == _cuda.LEGACY_DEFAULT_STREAM
+
+
+def test_results_computed_on_another_stream_are_ordered_on_it(monkeypatch: pytest.MonkeyPatch,
+                                                             cupy: Any) -> None:
+    x = on_cuda([1.0, 2.0])
+    asked = []
+
+    def current_stream(device_id: int = -1) -> Any:
+        asked.append(device_id)
+        return cupy.cuda.Stream(OTHER_STREAM)
+
+    monkeypatch.setattr(cupy.cuda, "get_current_stream", current_stream)
+    result = x * 3
+    assert result._stream == OTHER_STREAM and asked == [0]  # the stream of the result's own GPU
+    assert x._stream == _cuda.LEGACY_DEFAULT_STREAM  # the operand keeps its own
+
+
+def test_a_result_on_a_gpu_not_seen_before_gets_its_interned_device() -> None:
+    native = types.SimpleNamespace(data=types.SimpleNamespace(device_id=97))
+    device, stream = _backend.CUDA.placement(native)
+    assert (device.type, device.id, stream) == (DLDeviceType.CUDA, 97, _cuda.LEGACY_DEFAULT_STREAM)
+    assert device is device_of(DLDeviceType.CUDA, 97)
+    assert _backend.CUDA.placement(native)[0] is device  # from the interned devices from now on
