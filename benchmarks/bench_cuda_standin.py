@@ -80,15 +80,14 @@ class _DataPointer:
 def install_stand_in() -> tuple[Any, Any]:
     """numpy_cupy as ``cupy`` (module dict filled as real cupy's is), no CUDA driver; the compat
     namespace over it, or None."""
-    import numpy as np
     import numpy_cupy
 
     numpy_cupy.calls = collections.deque(maxlen=1)  # the tests' call log, bounded here
     numpy_cupy.ndarray.data = property(_DataPointer)  # see the module docstring
     cupy = types.ModuleType("cupy", "tests/numpy_cupy.py, every function in the module dict")
     cupy.__dict__.update(vars(numpy_cupy))
-    for name in dir(np):  # real cupy's functions are module attributes, not made per lookup
-        if not name.startswith("_") and name not in cupy.__dict__ and name not in numpy_cupy._ABSENT:
+    for name in numpy_cupy._API["top"]:  # real cupy's names, module attributes (not made per lookup)
+        if not name.startswith("_") and name not in cupy.__dict__:
             try:
                 cupy.__dict__[name] = getattr(numpy_cupy, name)
             except AttributeError:
