@@ -6,7 +6,8 @@ here with real cupy: ``StandardScaler``, ``PCA(svd_solver='full')``, ``Ridge(sol
 cupy arrays (``dlarray.from_dlpack``, zero-copy) and on those cupy arrays themselves (scikit-learn
 then computes through ``array_api_compat.cupy``). Every fitted attribute, transform and prediction
 of the dlarray fit is a dlarray Array on ``cuda:0`` equal, to rounding, to the cupy fit's; what
-is read on the host during the dlarray fit are single values, nothing is copied off the GPU.
+is read on the host during the dlarray fit are single values, nothing is copied off the GPU. The
+other estimators of tests/test_ecosystem.py's list are checked against their numpy fits.
 Skipped without a GPU (conftest.py). benchmarks/bench_sklearn.py --device cuda:0 times the same fits.
 """
 
@@ -67,6 +68,16 @@ def test_metrics_of_a_pipeline_on_cuda_dlarray_equal_cupys(monkeypatch: pytest.M
     assert all(type(score) is float for score in ours)
     np.testing.assert_allclose(ours, theirs, rtol=1e-8)
     assert all(shape == () for shape in traffic.reads) and traffic.moves == []
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")  # StandardScaler
+@pytest.mark.parametrize("estimator_case", cases.ecosystem.ESTIMATORS,
+                         ids=[case[0] for case in cases.ecosystem.ESTIMATORS])
+def test_every_estimator_of_the_ecosystem_list_fits_on_the_gpu(estimator_case: tuple[Any, ...],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The broader sweep of tests/test_sklearn_cuda.py, against the fits on numpy (on the CPU: the
+    iterative solvers' stopping tests may end a few rounding steps apart, hence the tolerance)."""
+    cases.check_ecosystem_estimator(estimator_case, on_gpu, monkeypatch, rtol=1e-5, atol=1e-7)
 
 
 def test_the_fit_leaves_its_inputs_as_they_were() -> None:
