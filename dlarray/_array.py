@@ -50,7 +50,6 @@ _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
-_asarray = np.asarray
 
 
 class Array:
@@ -1415,7 +1414,7 @@ def _foreign_operand(value: Any, array: Array) -> Any:
     if isinstance(value, _ndarray):
         return wrap(value) if value.dtype in BY_NUMPY else None
     if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
-        return wrap(_asarray(value) if array._device is CPU else _numeric(array, value))
+        return wrap(array._device.backend.xp.asarray(value))  # on the array's device, by its backend
     for scalar_type in _SCALAR_TYPES:  # a subclass (an IntEnum, ...) acts as its Python scalar
         if isinstance(value, scalar_type):
             return scalar_type(value)
