@@ -201,8 +201,9 @@ def _vecdot(cp: Any) -> Any:
     def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
         """Dot products of the vectors along ``axis`` (a negative axis, the same dimension before and
         after broadcasting), ``x1`` conjugated; the sum keeps the operands' type (cupy's sum, like
-        numpy's, widens small integers)."""
-        products = cp.conj(x1) * x2
+        numpy's, widens small integers). Only a complex ``x1`` is conjugated: cupy's ``conj`` of a
+        bool array is int8 (numpy's vecdot of bools is a bool), and of a real one a copy."""
+        products = (cp.conj(x1) if x1.dtype.kind == "c" else x1) * x2
         return products.sum(axis=axis, dtype=products.dtype)
 
     return vecdot
