@@ -78,6 +78,28 @@ def load() -> dict[str, Any]:
     return json.loads(FILE.read_text())
 
 
+def departures(described: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Where ``described`` (the file) would let the stand-in do what ``actual`` (a real cupy's
+    description) refuses, or refuse what it accepts: a name only one of them has, or keywords that
+    differ. A function the file lists with any keywords (None, its signature unreadable where the
+    file was made) is not held against a real cupy that shows its signature.
+
+    Examples
+    --------
+    >>> departures({"top": {"sum": ["a", "axis"], "vecdot": None}}, {"top": {"sum": ["a", "axis"]}})
+    ["top: vecdot is not cupy's"]
+    """
+    found = []
+    for part in ("top", "linalg", "fft", "ndarray"):
+        ours, theirs = described.get(part, {}), actual.get(part, {})
+        found += [f"{part}: {name} is not cupy's" for name in sorted(set(ours) - set(theirs))]
+        found += [f"{part}: cupy's {name} is missing" for name in sorted(set(theirs) - set(ours))]
+        found += [f"{part}: {name} takes {theirs[name]}, the file says {ours[name]}"
+                  for name in sorted(set(ours) & set(theirs))
+                  if ours[name] is not None and ours[name] != theirs[name]]
+    return found
+
+
 if __name__ == "__main__":
     import cupy
 

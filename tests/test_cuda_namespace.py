@@ -350,7 +350,7 @@ def test_a_sequence_of_cuda_elements_is_read_to_the_default_device() -> None:
     """A nested sequence is not an array: its values go to the default device (the CPU here),
     each CUDA element copied to the host as cupy or torch read one."""
     x = on_cuda([-0.0, 2.5])
-    made = xp.asarray([x[0], [x[1]][0], 1.0])
+    made = xp.asarray([x[0], x[1], 1.0])
     assert str(made.device) == "cpu"
     assert np.asarray(made).tobytes() == np.array([-0.0, 2.5, 1.0]).tobytes()
     with pytest.raises(TypeError, match="cannot make an array of object"):

@@ -96,4 +96,4 @@ def test_the_stand_ins_description_is_this_cupys() -> None:
     described = cupy_api.load()
     if cupy.__version__ != described["cupy"]:
         pytest.skip(f"tests/cupy_api.json describes cupy {described['cupy']}, this is {cupy.__version__}")
-    assert cupy_api.describe(cupy) == described
+    assert cupy_api.departures(described, cupy_api.describe(cupy)) == []
