@@ -1,12 +1,13 @@
 """CPU STAND-IN for bench_cuda.py: dlarray's own per-call cost on the CUDA path, without a GPU.
 
 NOT GPU NUMBERS. Nothing here runs on a GPU or says what a GPU run will show: "cupy" is
-tests/numpy_cupy.py (numpy over host memory that dlarray is told is on ``cuda:0``), there is no CUDA
-driver (so no stream is ever ordered: the ``stream=other`` row times the checks, not the event
-record and wait), and array_api_compat.cupy runs over that numpy_cupy. What it measures is the Python
-work dlarray adds on the CUDA path (argument checks, views, wrapping results, retargeting capsules),
-which is the same code on a GPU machine, so that a change to it can be timed A/B here; the GPU
-verdicts come from bench_cuda.py only.
+tests/numpy_cupy.py (numpy over host memory that dlarray is told is on ``cuda:0``), the CUDA driver
+is a C library whose functions do nothing, built here with ``cc`` (so the ``stream=other`` row times
+the ctypes calls of an ordering, not the driver's work; without a C compiler there is no driver and
+nothing is ordered), and array_api_compat.cupy runs over that numpy_cupy. What it measures is the
+Python work dlarray adds on the CUDA path (argument checks, views, wrapping results, retargeting
+capsules, calling the driver), which is the same code on a GPU machine, so that a change to it can
+be timed A/B here; the GPU verdicts come from bench_cuda.py only.
 
     .venv/bin/python benchmarks/bench_cuda_standin.py           # number=5000, repeat=200
     .venv/bin/python benchmarks/bench_cuda_standin.py --quick   # smoke run
@@ -33,9 +34,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import ctypes
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import timeit
 import types
@@ -78,8 +82,8 @@ class _DataPointer:
 
 
 def install_stand_in() -> tuple[Any, Any]:
-    """numpy_cupy as ``cupy`` (module dict filled as real cupy's is), no CUDA driver; the compat
-    namespace over it, or None."""
+    """numpy_cupy as ``cupy`` (module dict filled as real cupy's is), no CUDA driver yet; the
+    compat namespace over it, or None."""
     import numpy_cupy
 
     numpy_cupy.calls = collections.deque(maxlen=1)  # the tests' call log, bounded here
@@ -128,6 +132,48 @@ def time_rounds(statements: dict[str, str], namespace: dict[str, Any], number: i
             for name, values in samples.items()}
 
 
+# A libcuda whose functions do nothing and succeed: with it, an export to another stream makes
+# the ctypes calls of an ordering (context check, event record, stream wait), none of which
+# reaches a GPU. Never the real driver: it is loaded from a temporary folder by its path.
+_DO_NOTHING_DRIVER = """
+typedef int R;
+R cuInit(unsigned f) { return 0; }
+R cuGetErrorName(int c, const char **n) { *n = "CUDA_SUCCESS"; return 0; }
+R cuDeviceGet(int *d, int o) { *d = o; return 0; }
+R cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)0xC0DE; return 0; }
+R cuCtxGetCurrent(void **c) { *c = (void *)0xC0DE; return 0; }
+R cuCtxPushCurrent_v2(void *c) { return 0; }
+R cuCtxPopCurrent_v2(void **c) { *c = (void *)0xC0DE; return 0; }
+R cuEventCreate(void **e, unsigned f) { *e = (void *)0xE7E7; return 0; }
+R cuEventRecord(void *e, void *s) { return 0; }
+R cuStreamWaitEvent(void *s, void *e, unsigned f) { return 0; }
+R cuEventDestroy_v2(void *e) { return 0; }
+R cuStreamSynchronize(void *s) { return 0; }
+R cuPointerGetAttribute(void *d, int a, void *p) { return 1; }
+"""
+
+
+def install_do_nothing_driver(folder: Path) -> str:
+    """Build the do-nothing libcuda with the C compiler and make dlarray use it; what was done."""
+    source, library = folder / "stub_cuda.c", folder / "libstubcuda.so"
+    source.write_text(_DO_NOTHING_DRIVER)
+    try:
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source)], check=True,
+                       capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"no driver (no C compiler to build the do-nothing one: {error}): stream=other orders nothing"
+    from dlarray import _cuda
+
+    try:
+        lib = _cuda.prepared_driver(ctypes.CDLL(str(library)))
+    except OSError:
+        lib = None
+    if lib is None:
+        return "no driver (the do-nothing one did not load): stream=other orders nothing"
+    _cuda._driver_state[:] = [lib]
+    return "a do-nothing libcuda (C functions that return at once): stream=other makes its 3 ctypes calls"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: few short repeats")
@@ -138,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     number, repeats = (200, 3) if options.quick else (options.number, options.repeat)
     cupy, compat = install_stand_in()
+    with tempfile.TemporaryDirectory() as folder:
+        driver = install_do_nothing_driver(Path(folder))  # loaded: the file may go
     import numpy as np
 
     import dlarray
@@ -153,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 statements[f"compute {operation}: {who}"] = statement
     timings = time_rounds(statements, namespace, number, repeats)
 
-    print("CPU STAND-IN, NOT GPU NUMBERS: cupy is tests/numpy_cupy.py, no CUDA driver (nothing ordered)")
+    print("CPU STAND-IN, NOT GPU NUMBERS: cupy is tests/numpy_cupy.py; driver: " + driver)
     print_table("Exports, 10 float32 (us per call, thread time)", ["statement", "min", "median"],
                 [[name, fmt(t["min_us"]), fmt(t["median_us"])] for name, t in timings.items()
                  if name.startswith("export")])
@@ -171,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                 ["operation", "numpy_cupy", "dlarray", "compat", "dlarray overhead", "compat overhead"], rows)
     settings = Settings(min_time=0.0, repeats=repeats)
     payload = {
-        "stand_in": "CPU stand-in for bench_cuda.py: cupy is tests/numpy_cupy.py, no CUDA driver; "
+        "stand_in": "CPU stand-in for bench_cuda.py: cupy is tests/numpy_cupy.py, no GPU; "
                     "not GPU numbers",
+        "driver": driver,
         "environment": {**environment(settings, options.quick, ["dlarray", "numpy", "array_api_compat"]),
                         "number": number, "timer": "time.thread_time"},
         "timings_us": timings,

@@ -81,10 +81,13 @@ class Array:
         "_device",
         "_flags",  # DLPack flags (READ_ONLY, IS_SUBBYTE_TYPE_PADDED)
         "_stream",  # the DLPack stream the data is ordered on (CUDA; 1, the legacy default, elsewhere)
-        "_export_view",  # the opaque numpy view retargeted exports describe (see _export), or None
+        "_export_view",  # cache: the opaque numpy view retargeted exports describe (see _export)
         "__weakref__",
     )
     # Every slot is set by _new, the one constructor: a new field is added there and nowhere else.
+    # Except the cache _export_view, unset until the first retargeted export: a store in every
+    # constructor would cost every Array (each result, import and slice) for what only exports of
+    # CUDA and other retargeted memory use.
     _native: Any
     _owner: Any
     _data: int | None
@@ -95,7 +98,7 @@ class Array:
     _device: Device
     _flags: int
     _stream: int
-    _export_view: np.ndarray | None
+    _export_view: np.ndarray
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -557,8 +560,9 @@ class Array:
         else:
             # made once per Array (building it is half an export's time): pointer, geometry and
             # read-only flag never change, and the view keeps only the owner alive, not the Array
-            view = self._export_view
-            if view is None:
+            try:
+                view = self._export_view
+            except AttributeError:  # the first retargeted export of this Array
                 self._ensure_metadata()
                 view = self._export_view = opaque_host_view(self)
         capsule = view.__dlpack__(max_version=DLPACK_VERSION) if versioned else view.__dlpack__()
@@ -569,11 +573,12 @@ class Array:
             data, byte_offset = self._data, self._offset
             if byte_offset < 0:  # a reversed view: DLPack's byte_offset is unsigned
                 data, byte_offset = data + byte_offset, 0  # type: ignore[operator]
+            # positional (every retargeted export comes here): capsule, versioned, data,
+            # byte_offset, ndim, dtype code and bits, device type and id, flags to set
             retarget_capsule(
-                capsule, versioned=versioned, data=data,  # type: ignore[arg-type]
-                byte_offset=byte_offset, dtype_code=dtype.code, dtype_bits=dtype.bits,
-                device_type=device.type, device_id=device.id,
-                set_flags=set_flags | (self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED),
+                capsule, versioned, data, byte_offset, len(self._shape),  # type: ignore[arg-type]
+                dtype.code, dtype.bits, device.type, device.id,
+                set_flags | (self._flags & FLAG_IS_SUBBYTE_TYPE_PADDED),
             )
         return capsule
 
@@ -1258,7 +1263,6 @@ class Array:
             view._dtype = self._dtype
             view._device = self._device
             view._stream = self._stream
-            view._export_view = None
             return view
         if native is not None or self._computable():
             return getitem(self, key)
@@ -1338,7 +1342,6 @@ def _adopt(
     self._device = device
     self._flags = flags & _KEPT_FLAGS
     self._stream = _LEGACY_DEFAULT_STREAM
-    self._export_view = None
     return self
 
 
@@ -1366,7 +1369,6 @@ def _new(
     self._device = device
     self._flags = flags
     self._stream = stream
-    self._export_view = None
     return self
 
 
@@ -1396,7 +1398,6 @@ def wrap(native: Any) -> Array:
     self._shape = self._strides = ()
     self._dtype = BY_NUMPY[native.dtype]
     self._flags = 0
-    self._export_view = None
     return self
 
 

@@ -52,6 +52,13 @@ def _load_driver() -> Any:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError:
         return None
+    return prepared_driver(lib)
+
+
+def prepared_driver(lib: Any) -> Any:
+    """``lib`` (a loaded ``libcuda``) with the functions dlarray calls typed, after ``cuInit``;
+    None where ``cuInit`` fails. (Also takes a library with the same functions, such as the
+    do-nothing one benchmarks/bench_cuda_standin.py builds to time the ctypes calls.)"""
     lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
     lib.cuPointerGetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
     lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
@@ -113,20 +120,27 @@ def order(producer: int, consumer: int, device_id: int) -> bool:
     """
     if consumer == NO_SYNC or consumer == producer:
         return False
-    lib = driver()
+    lib = _driver_state[0] if _driver_state else driver()
     if lib is None:
         return False
-    context = _primary_context(lib, device_id)
+    context = _contexts.get(device_id) or _primary_context(lib, device_id)
+    # Every ordered hand-off comes here: the driver's results are checked inline (check() is
+    # called only on a failure), and the context is read into a c_void_p that ctypes passes by
+    # reference itself (argtypes: a pointer to one), without a byref() object.
     # The legacy and per-thread streams (1, 2) are those of the current context: the device's
     # primary context must be current. It usually is already (cupy and torch make it so); only
     # when it is not is it pushed, and popped after.
     current = ctypes.c_void_p()
-    check(lib.cuCtxGetCurrent(ctypes.byref(current)), "cuCtxGetCurrent")
+    result = lib.cuCtxGetCurrent(current)
+    if result:
+        check(result, "cuCtxGetCurrent")
     pushed = current.value != context
     if pushed:
         check(lib.cuCtxPushCurrent_v2(context), "cuCtxPushCurrent")
     try:
-        idle = _idle_events.setdefault(device_id, [])
+        idle = _idle_events.get(device_id)
+        if idle is None:
+            idle = _idle_events.setdefault(device_id, [])
         try:
             event = idle.pop()
         except IndexError:
@@ -135,8 +149,12 @@ def order(producer: int, consumer: int, device_id: int) -> bool:
             event = created.value
         try:
             # DLPack's 1 and 2 are also the driver's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD
-            check(lib.cuEventRecord(event, producer), "cuEventRecord")
-            check(lib.cuStreamWaitEvent(consumer, event, 0), "cuStreamWaitEvent")
+            result = lib.cuEventRecord(event, producer)
+            if result:
+                check(result, "cuEventRecord")
+            result = lib.cuStreamWaitEvent(consumer, event, 0)
+            if result:
+                check(result, "cuStreamWaitEvent")
         except BaseException:
             lib.cuEventDestroy_v2(event)  # in an unknown state: not reused
             raise

@@ -107,7 +107,7 @@ def test_sklearn_benchmark_refuses_an_unknown_device(tmp_path: Path) -> None:
 
 
 def test_cuda_stand_in_says_it_is_not_a_gpu_and_writes_apart(tmp_path: Path) -> None:
-    """The CPU stand-in of bench_cuda (numpy_cupy as cupy, no driver) never passes for GPU numbers."""
+    """The CPU stand-in of bench_cuda (numpy_cupy as cupy, a do-nothing driver) never passes for GPU numbers."""
     completed = subprocess.run(
         [sys.executable, str(BENCHMARKS / "bench_cuda_standin.py"), "--quick", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=120, check=False,

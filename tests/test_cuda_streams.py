@@ -48,7 +48,7 @@ class RecordingDriver:
         return 0
 
     def cuCtxGetCurrent(self, context: Any) -> int:
-        context._obj.value = self.current or None
+        _out(context).value = self.current or None
         self.calls.append(("current",))
         return 0
 
@@ -88,6 +88,12 @@ class RecordingDriver:
     def ordering(self) -> list[tuple[Any, ...]]:
         """The record and wait calls only."""
         return [call for call in self.calls if call[0] in ("record", "wait")]
+
+
+def _out(argument: Any) -> Any:
+    """The c_void_p an output argument writes to: passed as it is (ctypes then passes it by
+    reference, as its argtypes, a pointer to one, say) or as ``byref(...)``."""
+    return argument._obj if type(argument).__name__ == "CArgObject" else argument
 
 
 def _value(argument: Any) -> Any:
@@ -292,6 +298,18 @@ def test_cuda_copies_without_cupy_name_what_is_missing() -> None:
         x.__dlpack__(dl_device=(1, 0), max_version=(1, 3))
     with pytest.raises(BufferError, match="copy=False"):
         x.__dlpack__(dl_device=(1, 0), copy=False, max_version=(1, 3))
+
+
+def test_ctypes_passes_a_c_void_p_by_reference_where_argtypes_names_a_pointer_to_one() -> None:
+    """order() reads the current context into a c_void_p handed to cuCtxGetCurrent as it is;
+    ctypes must pass its address (checked here with libc's posix_memalign, which writes a void**)."""
+    libc = ctypes.CDLL(None)
+    libc.posix_memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    written = ctypes.c_void_p()
+    assert libc.posix_memalign(written, 64, 64) == 0
+    assert written.value and written.value % 64 == 0
+    libc.free(written)
 
 
 def test_ctypes_byref_exposes_the_target() -> None:

@@ -24,6 +24,7 @@ import sys
 
 from . import _capi
 from ._structs import (
+    TENSOR_LAYOUT,
     VERSIONED_TENSOR_OFFSET,
     DLDataTypeCode,
     DLManagedTensorVersioned,
@@ -34,16 +35,14 @@ from ._structs import (
 _VERSIONED_NAME = b"dltensor_versioned"
 _LEGACY_NAME = b"dltensor"
 
-_DATA = DLTensor.data.offset
-_DTYPE = DLTensor.dtype.offset
 _BYTE_OFFSET = DLTensor.byte_offset.offset
 _FLAGS = DLManagedTensorVersioned.flags.offset
 _MINOR = DLManagedTensorVersioned.version.offset + DLPackVersion.minor.offset
 _FIRST_DLPACK_1_1_CODE = DLDataTypeCode.FLOAT8_E3M4
-# The fields written, each packed in one call (DLTensor's device follows its data pointer, as
-# _structs.TENSOR_LAYOUT, checked against ctypes at import, says: one call for both).
-_DATA_AND_DEVICE = struct.Struct("@Pii")
-_CODE_AND_BITS = struct.Struct("@BB")
+# The fields written, in two calls: DLTensor's head (data pointer, device, ndim, dtype code, bits
+# and lanes, in that order at offset 0, as _structs.TENSOR_LAYOUT, checked against ctypes at
+# import, says), then byte_offset.
+_HEAD = struct.Struct(TENSOR_LAYOUT.format[:8])
 _UINT64 = struct.Struct("@Q")
 _UINT32 = struct.Struct("@I")
 # All of memory as one writable buffer, for struct.pack_into at an absolute address. Written
@@ -53,10 +52,10 @@ _ADDRESS_SPACE = memoryview((ctypes.c_char * sys.maxsize).from_address(0))
 
 def retarget_capsule(
     capsule: object,
-    *,
     versioned: bool,
     data: int,
     byte_offset: int,
+    ndim: int,
     dtype_code: int,
     dtype_bits: int,
     device_type: int,
@@ -65,7 +64,9 @@ def retarget_capsule(
 ) -> None:
     """Rewrite the data pointer, dtype, device and (versioned) flags of a fresh DLPack capsule.
 
-    Shape, strides, ndim, the deleter and the manager context are left as the producer wrote them.
+    Shape, strides, the deleter and the manager context are left as the producer wrote them;
+    ``ndim`` is written back as it is (it sits between device and dtype: one write for all four).
+    Arguments are positional too: every export of memory numpy cannot describe comes here.
     ``set_flags`` bits are OR-ed into the versioned flags (ignored for a legacy capsule). A dtype
     code from DLPack 1.1 on (float8/6/4) raises a versioned struct's minor version to 1 at least,
     so that consumers know the code is meant.
@@ -74,8 +75,7 @@ def retarget_capsule(
     managed = _capi.capsule_get_pointer(capsule, name)
     tensor = managed + (VERSIONED_TENSOR_OFFSET if versioned else 0)
     memory = _ADDRESS_SPACE
-    _DATA_AND_DEVICE.pack_into(memory, tensor + _DATA, data or 0, device_type, device_id)
-    _CODE_AND_BITS.pack_into(memory, tensor + _DTYPE, dtype_code, dtype_bits)
+    _HEAD.pack_into(memory, tensor, data or 0, device_type, device_id, ndim, dtype_code, dtype_bits, 1)
     _UINT64.pack_into(memory, tensor + _BYTE_OFFSET, byte_offset)
     if versioned:
         if set_flags:

@@ -165,8 +165,9 @@ def _pointer_value(value: Any) -> int | None:
 
 
 def _target(reference: Any) -> Any:
-    """The object a ``ctypes.byref(...)`` argument points to."""
-    return reference._obj
+    """The c_void_p an output argument writes to: a ``ctypes.byref(...)`` argument's target, or
+    the c_void_p itself (ctypes passes one by reference where argtypes names a pointer to it)."""
+    return reference._obj if type(reference).__name__ == "CArgObject" else reference
 
 
 def load_driver() -> StrictDriver | None:
