@@ -89,3 +89,27 @@ def test_small_compute_makes_no_driver_call(counting: CountingDriver) -> None:
         z = x + y
         xp.sin(z)
     assert counting.calls == []
+
+
+def _described(capsule: Any) -> tuple[Any, ...]:
+    from dlarray.testing import read_capsule
+
+    view = read_capsule(capsule)
+    return (view.name, view.version, view.flags, view.data + view.byte_offset, view.device, view.ndim,
+            view.dtype, view.shape, view.strides)
+
+
+@pytest.mark.parametrize("stream", [None, 1, "other", -1])
+def test_the_fast_export_describes_what_the_general_path_does(stream: Any) -> None:
+    """torch.from_dlpack's export (stream, max_version (1, 0)) takes __dlpack__'s fast path; the
+    general one (reached through dl_device naming the array's own device) gives the same capsule,
+    and torch reads the values through it, for an import, a cupy result and a strided view."""
+    other = torch.cuda.Stream()
+    consumer = other.cuda_stream if stream == "other" else stream
+    base = torch.arange(24, dtype=torch.float32, device="cuda").reshape(4, 6)
+    for x in (xp.from_dlpack(base), xp.multiply(xp.from_dlpack(base), 2), xp.from_dlpack(base)[1:, ::2]):
+        fast = _described(x.__dlpack__(stream=consumer, max_version=(1, 0)))
+        general = _described(x.__dlpack__(stream=consumer, max_version=(1, 0), dl_device=x.__dlpack_device__()))
+        assert fast == general and fast[3] == x.data_ptr and fast[4] == (2, 0)
+        torch.cuda.synchronize()
+        assert torch.equal(torch.from_dlpack(x).cpu(), torch.from_dlpack(x.to_device("cpu")))
