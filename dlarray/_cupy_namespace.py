@@ -114,79 +114,57 @@ def _floating(operand: Any) -> bool:
     return type(operand) is float or getattr(getattr(operand, "dtype", None), "kind", None) == "f"
 
 
-def _log(cp: Any) -> Any:
-    original = cp.log
+def _complex_corrected(name: str, corrected: Any) -> Any:
+    """The maker of cupy's ``name`` (a unary function) whose complex results pass through
+    ``corrected(cp, x, out)``; real arguments get cupy's result as it is."""
 
-    def log(x: Any, /) -> Any:
-        """Natural logarithm; for a complex argument with a NaN component, ``log(hypot(a, b)) +
-        atan2(b, a) j`` (exact in every special case the standard lists)."""
-        out = original(x)
-        if x.dtype.kind == "c":
-            out = _complex_log_fixed(cp, x, out)
-        return out
+    def make(cp: Any) -> Any:
+        original = getattr(cp, name)
 
-    return log
+        def function(x: Any, /) -> Any:
+            out = original(x)
+            return corrected(cp, x, out) if x.dtype.kind == "c" else out
 
+        function.__name__ = name
+        function.__doc__ = corrected.__doc__
+        return function
 
-def _log1p(cp: Any) -> Any:
-    original = cp.log1p
-
-    def log1p(x: Any, /) -> Any:
-        """``log(1 + x)``; complex arguments with a NaN component as :func:`log` of ``1 + x``."""
-        out = original(x)
-        if x.dtype.kind == "c":
-            shifted = x.copy()
-            shifted.real += 1  # not x + 1, which adds 0j and turns an imaginary -0.0 into +0.0
-            out = _complex_log_fixed(cp, shifted, out)
-        return out
-
-    return log1p
+    return make
 
 
-def _complex_log_fixed(cp: Any, z: Any, out: Any) -> Any:
-    """``out`` (cupy's complex log of ``z``) with its NaN-component cases recomputed."""
+def _log_corrected(cp: Any, z: Any, out: Any) -> Any:
+    """Natural logarithm; for a complex argument with a NaN component, ``log(hypot(a, b)) +
+    atan2(b, a) j`` (exact in every special case the standard lists)."""
     a = z.real
     b = z.imag
-    return _parts_set_where(cp, out, cp.isnan(a) | cp.isnan(b), lambda: (cp.log(cp.hypot(a, b)), cp.arctan2(b, a)))
+    return _parts_set_where(cp, out, cp.isnan(a) | cp.isnan(b), cp.log(cp.hypot(a, b)), cp.arctan2(b, a))
 
 
-def _parts_set_where(cp: Any, out: Any, fix: Any, parts: Any) -> Any:
-    """``out`` with its real and imaginary parts replaced by ``parts()`` (computed only when needed)
-    where ``fix`` holds: a copy, or ``out`` itself when nothing needs fixing."""
-    if not int(cp.count_nonzero(fix)):
-        return out
-    real, imag = parts()
-    out = out.copy()
+def _log1p_corrected(cp: Any, x: Any, out: Any) -> Any:
+    """``log(1 + x)``; complex arguments with a NaN component as :func:`log` of ``1 + x``."""
+    shifted = x.copy()
+    shifted.real += 1  # not x + 1, which adds 0j and turns an imaginary -0.0 into +0.0
+    return _log_corrected(cp, shifted, out)
+
+
+def _tanh_corrected(cp: Any, x: Any, out: Any) -> Any:
+    """Hyperbolic tangent; a complex ``±0 + (inf or NaN) j`` gives ``±0 + NaN j``."""
+    a = x.real
+    return _parts_set_where(cp, out, (a == 0) & ~cp.isfinite(x.imag), a, math.nan)
+
+
+def _arccosh_corrected(cp: Any, x: Any, out: Any) -> Any:
+    """Inverse hyperbolic cosine; a complex ``±0 + NaN j`` gives ``NaN + πj/2``."""
+    return _parts_set_where(cp, out, (x.real == 0) & cp.isnan(x.imag), math.nan, _PI / 2)
+
+
+def _parts_set_where(cp: Any, out: Any, fix: Any, real: Any, imag: Any) -> Any:
+    """``out`` (a new result, written in place) with its real and imaginary parts set to ``real``
+    and ``imag`` where ``fix`` holds. Always written, never first asked whether anything needs
+    fixing: that question is a read on the host, which waits for the GPU."""
     cp.copyto(out.real, real, where=fix)
     cp.copyto(out.imag, imag, where=fix)
     return out
-
-
-def _tanh(cp: Any) -> Any:
-    original = cp.tanh
-
-    def tanh(x: Any, /) -> Any:
-        """Hyperbolic tangent; a complex ``±0 + (inf or NaN) j`` gives ``±0 + NaN j``."""
-        out = original(x)
-        if x.dtype.kind == "c":
-            a = x.real
-            out = _parts_set_where(cp, out, (a == 0) & ~cp.isfinite(x.imag), lambda: (a, math.nan))
-        return out
-
-    return tanh
-
-
-def _arccosh(cp: Any) -> Any:
-    original = cp.arccosh
-
-    def arccosh(x: Any, /) -> Any:
-        """Inverse hyperbolic cosine; a complex ``±0 + NaN j`` gives ``NaN + πj/2``."""
-        out = original(x)
-        if x.dtype.kind == "c":
-            out = _parts_set_where(cp, out, (x.real == 0) & cp.isnan(x.imag), lambda: (math.nan, _PI / 2))
-        return out
-
-    return arccosh
 
 
 def _count_nonzero(cp: Any) -> Any:
@@ -359,10 +337,10 @@ def _sized_transform(original: Any) -> Any:
 _TOP_LEVEL = {
     "asarray": _asarray,
     "remainder": _remainder,
-    "log": _log,
-    "log1p": _log1p,
-    "tanh": _tanh,
-    "arccosh": _arccosh,
+    "log": _complex_corrected("log", _log_corrected),
+    "log1p": _complex_corrected("log1p", _log1p_corrected),
+    "tanh": _complex_corrected("tanh", _tanh_corrected),
+    "arccosh": _complex_corrected("arccosh", _arccosh_corrected),
     "count_nonzero": _count_nonzero,
     "tensordot": _tensordot,
     "vecdot": _vecdot,
