@@ -35,7 +35,14 @@ from ._dlpack import (
     contiguous_strides,
     retarget_capsule,
 )
-from ._backend import NEW_MEMORY_PLACEMENT, BackendUnavailable, host_view, opaque_host_view, placed_result
+from ._backend import (
+    NEW_MEMORY_PLACEMENT,
+    PLACEMENT_BY_NATIVE_TYPE,
+    BackendUnavailable,
+    host_view,
+    opaque_host_view,
+    placed_result,
+)
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
 from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
 from ._float_formats import decode, encode
@@ -1375,6 +1382,7 @@ def _new(
 # Bound once: a method call on a name bound by an import compiles to a slower attribute load and
 # call in CPython 3.11 (no LOAD_METHOD), and wrap runs for every result.
 _placement_of_new_memory = NEW_MEMORY_PLACEMENT.get
+_placement_by_native_type = PLACEMENT_BY_NATIVE_TYPE.get
 
 
 def wrap(native: Any) -> Array:
@@ -1385,8 +1393,15 @@ def wrap(native: Any) -> Array:
     """
     self = _new_array(Array)
     # most results own new host memory: its placement is a constant of the backend, no call
-    placed = _placement_of_new_memory(type(native))
-    if placed is None or native.base is not None:
+    kind = type(native)
+    placed = _placement_of_new_memory(kind)
+    if placed is None:
+        place = _placement_by_native_type(kind)  # a cupy result: placed by its backend, no detour
+        if place is None:
+            native, placed = placed_result(native)  # a scalar, or a type not seen yet
+        else:
+            placed = place(native)
+    elif native.base is not None:
         native, placed = placed_result(native)
     self._device, self._stream = placed
     # the hot-path twin of _new (every result of every function comes through here; a call to
