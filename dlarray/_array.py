@@ -713,9 +713,10 @@ class Array:
         self._ensure_metadata()
         dtype = self._dtype
         if dtype.numpy_dtype is not None:
-            return wrap(self._device.backend.move(self, target, stream))
+            return _moved(self._device.backend.move(self, target, stream), target, stream)
         # dtypes numpy and cupy lack travel as unsigned integers of their width
-        return _relabelled(wrap(self._device.backend.move(_bits_carrier(self, "copying"), target, stream)), self)
+        return _relabelled(_moved(self._device.backend.move(_bits_carrier(self, "copying"), target, stream),
+                                  target, stream), self)
 
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
@@ -854,7 +855,7 @@ class Array:
     def _host_native(self) -> np.ndarray:
         """The values, readable by the host: the numpy view itself, or (CUDA) a copy made after
         the work on the array's stream, as cupy and torch read values for bool(), int(), repr()."""
-        return self._device.backend.to_host(self._as_native())
+        return self._device.backend.to_host(self._as_native(), self._stream)
 
     def __bool__(self) -> bool:
         """``bool(x)`` of a 0-d array: its value as a Python ``bool``.
@@ -1462,6 +1463,16 @@ def _numeric(array: Array, value: Any) -> Any:
             f"{type(value).__name__}"
         )
     return native
+
+
+def _moved(native: Any, target: Device, stream: Any) -> Array:
+    """The Array of a copy made on ``target`` by ``to_device``. Given a ``stream``, the copy was
+    queued on it, inside cupy's ``with stream:``, which has ended by now (cupy's current stream is
+    the one outside it again): the result is ordered on ``stream``, not on the current one."""
+    moved = wrap(native)
+    if stream is not None and target.backend.orders_streams:
+        moved._stream = target.backend.copy_stream_number(stream)
+    return moved
 
 
 def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:

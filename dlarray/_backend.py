@@ -189,8 +189,9 @@ class Backend:
         """``(data pointer, DLPack flags)`` of a native array (its read-only flag)."""
         raise BackendUnavailable(f"{self.name} makes no arrays")
 
-    def to_host(self, native: Any) -> np.ndarray:
-        """The values of ``native`` as a numpy array the host reads."""
+    def to_host(self, native: Any, stream: int) -> np.ndarray:
+        """The values of ``native`` as a numpy array the host reads, after the work queued on
+        ``stream`` (DLPack's integer for the stream the values are ordered on)."""
         raise BackendUnavailable(f"{self.name} makes no arrays")
 
     def copy(self, array: Array) -> Any:
@@ -257,7 +258,7 @@ class HostBackend(Backend):
     def describe(self, native: np.ndarray) -> tuple[int, int]:
         return native.__array_interface__["data"][0], 0 if native.flags.writeable else _READ_ONLY
 
-    def to_host(self, native: np.ndarray) -> np.ndarray:
+    def to_host(self, native: np.ndarray, stream: int) -> np.ndarray:
         return native
 
     def reduce(self, name: str, native: Any, axis: Any, keepdims: bool, dtype: Any = None) -> Any:
@@ -380,13 +381,27 @@ class CudaBackend(Backend):
     def describe(self, native: Any) -> tuple[int, int]:
         return native.data.ptr, 0
 
-    def to_host(self, native: Any) -> np.ndarray:
-        # asnumpy copies on cupy's current stream, which the view made wait for the data's stream,
-        # and waits for the copy: the values read are the ones the producer left
-        return native.get()
+    def to_host(self, native: Any, stream: int) -> np.ndarray:
+        # The copy runs on cupy's current stream of the array's device, made to wait for the stream
+        # the data is ordered on first: ``native`` is often not a view made just now (whose making
+        # ordered it) but one made earlier, or cupy's own result, queued on the stream current then.
+        # get() then waits for the copy. (get() without a stream would take the current stream of
+        # the current device, which may be another GPU's: cupy/_core/core.pyx:2120-2121.)
+        cupy = sys.modules["cupy"]
+        device_id = native.data.device_id
+        current = cupy.cuda.get_current_stream(device_id)
+        _cuda.order(stream, _cuda.cupy_stream_number(cupy, current), device_id)
+        return native.get(stream=current)
 
     def consumer_stream(self, device: Device, stream: Any) -> int | None:
         _stream_type(stream)
+        return _cuda.consumer_stream(stream)
+
+    def copy_stream_number(self, stream: Any) -> int:
+        """The DLPack integer of the stream a copy given ``stream`` (a checked ``to_device``
+        argument, not None) runs on: what its result is ordered on."""
+        if hasattr(stream, "ptr") and hasattr(stream, "__enter__"):  # a cupy stream object
+            return _cuda.cupy_stream_number(import_cupy("a copy on a cupy stream"), stream)
         return _cuda.consumer_stream(stream)
 
     def move(self, array: Array, target: Device, stream: Any = None) -> Any:

@@ -191,10 +191,28 @@ def cupy_current_stream(cupy: Any, device_id: int) -> int:
     if pointer != 0:
         return pointer
     number = _null_stream_of.get(cupy)
-    if number is None:
-        per_thread = os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip() not in ("", "0")
-        number = _null_stream_of.setdefault(cupy, PER_THREAD_DEFAULT_STREAM if per_thread else LEGACY_DEFAULT_STREAM)
-    return number
+    return _null_stream_number(cupy) if number is None else number
+
+
+def cupy_stream_number(cupy: Any, stream: Any) -> int:
+    """The DLPack stream integer of a cupy stream object (its pointer; the null stream's number
+    as :func:`cupy_current_stream` gives it)."""
+    pointer = stream.ptr
+    if pointer != 0:
+        return pointer
+    number = _null_stream_of.get(cupy)
+    return _null_stream_number(cupy) if number is None else number
+
+
+def _null_stream_number(cupy: Any) -> int:
+    # cupy_backends/cuda/stream.pyx (v14.2.0, lines 10-11 and 40-42): per-thread mode is
+    # int(CUPY_CUDA_PER_THREAD_DEFAULT_STREAM) != 0, and then the null stream's work goes to the
+    # per-thread default stream. A value int() refuses makes cupy's import fail: never seen here.
+    try:
+        per_thread = int(os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0")) != 0
+    except ValueError:
+        per_thread = False
+    return _null_stream_of.setdefault(cupy, PER_THREAD_DEFAULT_STREAM if per_thread else LEGACY_DEFAULT_STREAM)
 
 
 _null_stream_of: dict[Any, int] = {}  # cupy module -> the DLPack number of its null stream

@@ -21,7 +21,12 @@ its sources):
   component is ``log(|z|**2) + atan2 j``; complex ``tanh(±0 + (inf|NaN) j)`` is NaN + NaN j;
   complex ``arccosh(±0 + NaN j)`` is NaN + NaN j;
 * ``cuda``: ``Device``, ``UnownedMemory``/``MemoryPointer`` over an address (a numpy view of it),
-  ``get_current_stream(device_id)`` (the null stream), ``Stream.from_external``.
+  ``Stream.from_external``, and cupy's current stream: ``with stream:`` makes ``stream`` current
+  until the block ends and ``get_current_stream(device_id)`` answers it (the null stream outside
+  any block), as cupy/cuda/stream.pyx keeps it (v14.2.0: ``_BaseStream.__enter__``/``__exit__``
+  push and pop, lines 218-229; ``get_current_stream``, line 88). A copy to the host (``get``,
+  ``asnumpy``) runs on the stream passed, else on the current one (cupy/_core/core.pyx:2120-2121),
+  and appends that stream's pointer to :data:`host_copies_on`.
 
 Use :func:`install` (a pytest ``monkeypatch``) to make ``import cupy`` find it.
 """
@@ -40,6 +45,7 @@ _API = _load_cupy_api()  # what real cupy has: names -> the keywords each takes 
 
 __version__ = "14.2.0+numpy"
 calls: list[str] = []  # module functions called, in order (tests read it)
+host_copies_on: list[int] = []  # the stream pointer each copy to the host ran on, in order
 
 
 class Flags:
@@ -178,6 +184,7 @@ class ndarray:
                 "data": (a.__array_interface__["data"][0], False), "stream": 1}
 
     def get(self, stream: Any = None) -> np.ndarray:
+        host_copies_on.append((_get_current_stream() if stream is None else stream).ptr)
         return self._a.copy()
 
     def fill(self, value: Any) -> None:
@@ -270,16 +277,18 @@ class Device:
 
 
 class Stream:
-    """A stream object (the null stream unless made from an external pointer)."""
+    """A stream object (the null stream unless made from an external pointer); ``with`` makes it
+    cupy's current stream for the block."""
 
     def __init__(self, ptr: int = 0) -> None:
         self.ptr = ptr
 
     def __enter__(self) -> Self:
+        _current_streams.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        _current_streams.pop()
 
     def synchronize(self) -> None:
         return None
@@ -294,10 +303,17 @@ class Stream:
 
 Stream.null = Stream(0)  # type: ignore[attr-defined]
 Stream.ptds = Stream(2)  # type: ignore[attr-defined]
+_current_streams: list[Stream] = []  # the streams made current by ``with`` blocks (one device)
+
+
+def _get_current_stream(device_id: int = -1) -> Stream:
+    """cupy's current stream: that of the innermost ``with stream:`` block, else the null stream."""
+    return _current_streams[-1] if _current_streams else Stream.null
+
 
 cuda = types.SimpleNamespace(
     Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer, Stream=Stream,
-    get_current_stream=lambda device_id=-1: Stream.null, stream=types.SimpleNamespace(),
+    get_current_stream=_get_current_stream, stream=types.SimpleNamespace(),
     runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
 )
 
@@ -353,7 +369,7 @@ array = asarray
 
 
 def asnumpy(a: ndarray, stream: Any = None) -> np.ndarray:
-    return a._a.copy()
+    return a.get(stream=stream)
 
 
 def ascontiguousarray(a: ndarray, dtype: Any = None) -> ndarray:
@@ -497,4 +513,6 @@ def install(monkeypatch: Any) -> types.ModuleType:
     module = sys.modules[__name__]
     monkeypatch.setitem(sys.modules, "cupy", module)
     calls.clear()
+    host_copies_on.clear()
+    _current_streams.clear()
     return module

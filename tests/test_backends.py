@@ -73,9 +73,10 @@ class _FakeCupy(types.ModuleType):
             def __init__(self, shape: Any, dtype: Any, memptr: Any, strides: Any) -> None:
                 calls.append(("ndarray", tuple(shape), np.dtype(dtype), memptr.ptr, tuple(strides)))
                 self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+                self.data = types.SimpleNamespace(ptr=memptr.ptr, device_id=0)
 
-            def get(self) -> np.ndarray:  # the copy to the host: a value the test can recognise
-                calls.append(("get",))
+            def get(self, stream: Any = None) -> np.ndarray:  # the copy to the host: a value the test can recognise
+                calls.append(("get", stream.ptr))
                 return np.full(self.shape, 2.5, dtype=self.dtype)
 
         class _Stream:
@@ -151,7 +152,7 @@ def test_cuda_values_are_read_through_a_host_copy(fake_cupy: _FakeCupy) -> None:
     x = dlarray.from_dlpack(make_capsule((), device=CUDA).capsule)
     assert float(x) == 2.5 and bool(x) and complex(x) == 2.5
     assert "2.5" in repr(x)
-    assert ("get",) in fake_cupy.calls
+    assert ("get", 0) in fake_cupy.calls  # on cupy's current stream of the array's device
 
 
 def test_every_way_of_making_an_array_sets_every_slot() -> None:

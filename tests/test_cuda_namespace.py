@@ -402,12 +402,13 @@ def test_a_stream_pointer_reaches_cupy_through_the_stream_protocol(cupy: Any, mo
     assert external == [0x7000]
 
 
-@pytest.mark.parametrize(("setting", "stream"), [(None, 1), ("0", 1), ("1", 2)])
+@pytest.mark.parametrize(("setting", "stream"), [(None, 1), ("0", 1), ("1", 2), ("00", 1), ("2", 2)])
 def test_results_are_ordered_on_cupys_current_stream(
     cupy: Any, monkeypatch: pytest.MonkeyPatch, setting: str | None, stream: int
 ) -> None:
     """cupy's null stream is the legacy default stream, or the per-thread one in cupy's
-    per-thread-default-stream mode; another current stream is itself."""
+    per-thread-default-stream mode, which is on where ``int(CUPY_CUDA_PER_THREAD_DEFAULT_STREAM)``
+    is not 0 (cupy_backends/cuda/stream.pyx:10-11: "00" is off); another current stream is itself."""
     monkeypatch.setattr(_cuda, "_null_stream_of", {})
     if setting is None:
         monkeypatch.delenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)

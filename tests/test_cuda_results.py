@@ -61,3 +61,39 @@ def test_a_result_on_a_gpu_not_seen_before_gets_its_interned_device() -> None:
     assert (device.type, device.id, stream) == (DLDeviceType.CUDA, 97, _cuda.LEGACY_DEFAULT_STREAM)
     assert device is device_of(DLDeviceType.CUDA, 97)
     assert _backend.CUDA.placement(native)[0] is device  # from the interned devices from now on
+
+
+@pytest.mark.parametrize("given", [OTHER_STREAM, "cupy stream", "cupy null stream", 2, 1])
+def test_a_copy_to_the_gpu_on_a_given_stream_is_ordered_on_that_stream(cupy: Any, given: Any) -> None:
+    """``to_device(..., stream=s)`` queues the copy on ``s`` (in cupy's ``with s:``): the result's data
+    is ordered on ``s``, so an export makes its consumer wait for ``s``, not for the stream current
+    outside that block (cupy's current stream is the block's only inside it)."""
+    stream = {"cupy stream": cupy.cuda.Stream(OTHER_STREAM), "cupy null stream": cupy.cuda.Stream.null}.get(given, given)
+    x = dlarray.asarray(np.arange(3.0)).to_device("cuda:0", stream=stream)
+    expected = {"cupy stream": OTHER_STREAM, "cupy null stream": _cuda.LEGACY_DEFAULT_STREAM}.get(given, given)
+    assert x._stream == expected and x.__cuda_array_interface__["stream"] == expected
+    np.testing.assert_array_equal(x.to_device("cpu"), np.arange(3.0))
+    unlabelled = dlarray.ones(3, dtype=dlarray.bfloat16).to_device("cuda:0", stream=stream)  # as its bits
+    assert unlabelled._stream == expected
+
+
+def test_values_are_read_after_the_stream_the_data_is_ordered_on(monkeypatch: pytest.MonkeyPatch,
+                                                                   cupy: Any) -> None:
+    """float()/repr() of a result cupy computed on another stream, read outside that stream's block:
+    cupy's current stream (the copy's, cupy/_core/core.pyx:2120) waits for the result's stream
+    first. Without it the copy may run before the kernel: a non-blocking stream (torch's) does not
+    wait for the legacy default stream's work, nor it for theirs."""
+    from test_cuda_streams import RecordingDriver, install
+
+    x = on_cuda([1.0, 2.0])
+    with cupy.cuda.Stream(OTHER_STREAM):
+        total = dlarray.sum(x * 2)
+    assert total._stream == OTHER_STREAM
+    driver = install(monkeypatch, RecordingDriver(current=0xC0DE))
+    assert float(total) == 6.0
+    assert driver.ordering() == [("record", 0xE7E7, OTHER_STREAM), ("wait", _cuda.LEGACY_DEFAULT_STREAM, 0xE7E7)]
+    assert cupy.host_copies_on == [0]  # on the (current) null stream, which now waits
+    driver.calls.clear()
+    with cupy.cuda.Stream(OTHER_STREAM):
+        assert repr(total).startswith("Array(6.")  # read on the data's own stream: nothing to order
+    assert driver.ordering() == [] and cupy.host_copies_on == [0, OTHER_STREAM]

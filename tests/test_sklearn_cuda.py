@@ -117,9 +117,9 @@ def watch_host_traffic(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostTraffic]
     traffic = HostTraffic()
     to_host, move = _backend.CudaBackend.to_host, _backend.CudaBackend.move
 
-    def recording_to_host(self: Any, native: Any) -> np.ndarray:
+    def recording_to_host(self: Any, native: Any, stream: int) -> np.ndarray:
         traffic.reads.append(tuple(native.shape))
-        return to_host(self, native)
+        return to_host(self, native, stream)
 
     def recording_move(self: Any, array: Any, target: Any, stream: Any = None) -> Any:
         traffic.moves.append(str(target))
