@@ -50,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # numpy_cupy
 from _harness import RESULTS_DIR, Settings, environment, fmt, print_table, write_json
+from bench_cuda import compat_passes_through
 
 EXPORTS = [
     ("export: dlarray x.__dlpack__(stream=1, max_version=(1, 0))", "x.__dlpack__(stream=1, max_version=(1, 0))"),
@@ -215,8 +216,12 @@ def main(argv: list[str] | None = None) -> int:
                                 "array_api_compat_us": None if theirs is None else theirs - raw}
         rows.append([operation, fmt(raw), fmt(ours), fmt(theirs), fmt(ours - raw),
                      fmt(None if theirs is None else theirs - raw)])
+    passes_through = compat_passes_through(compat, cupy)
+    for row, (operation, *_) in zip(rows, COMPUTE):
+        row.append("yes" if passes_through.get(operation) else "no")
     print_table("Compute, 10 float32 (min us per call, thread time; overhead over raw numpy_cupy)",
-                ["operation", "numpy_cupy", "dlarray", "compat", "dlarray overhead", "compat overhead"], rows)
+                ["operation", "numpy_cupy", "dlarray", "compat", "dlarray overhead", "compat overhead",
+                 "compat calls cupy's own function"], rows)
     settings = Settings(min_time=0.0, repeats=repeats)
     payload = {
         "stand_in": "CPU stand-in for bench_cuda.py: cupy is tests/numpy_cupy.py, no GPU; "
@@ -226,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                         "number": number, "timer": "time.thread_time"},
         "timings_us": timings,
         "compute_overhead_over_numpy_cupy_us": overheads,
+        "compat_passes_through": passes_through,
     }
     write_json(options.out / "cuda_standin.json", payload)
     return 0

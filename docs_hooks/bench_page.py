@@ -428,7 +428,22 @@ def cuda_section(data: dict[str, Any], page: Any) -> list[str]:
         ]
         header = [_size(case) if case.isdigit() else case for case in cases]
         out += [f"#### {title}\n", *_table(["operation (median µs)", *header], rows)]
-    return out + ["#### Targets\n", *_targets_table(data.get("targets", {})), *_errors(data)]
+    return out + ["#### Targets\n", *_targets_table(data.get("targets", {})), *_passes_through(data),
+                  *_errors(data)]
+
+
+def _passes_through(data: dict[str, Any]) -> list[str]:
+    """What bench_cuda found: the operations where array_api_compat.cupy calls cupy's own function."""
+    same = [name for name, passes in data.get("compat_passes_through", {}).items() if passes]
+    if not same:
+        return []
+    listed = ", ".join(f"`{_cell(name)}`" for name in same)
+    return [
+        f"In this run array_api_compat.cupy's {listed} {'is' if len(same) == 1 else 'are'} cupy's own "
+        "function (compat adds no code): what it adds over raw cupy is timing noise around 0, so the "
+        "10-element compute target compares dlarray's overhead (an Array made for each result) with "
+        "that noise.\n"
+    ]
 
 
 #: stem -> (section title, script, how to run it, what it needs, the section's renderer)

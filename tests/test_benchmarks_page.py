@@ -183,6 +183,7 @@ def _cuda_json(folder: Path) -> None:
                 "timings": timings,
                 "errors": {},
                 "targets": {"import ratio": target},
+                "compat_passes_through": {"x + y": True, "sin(x)": False, "sum(x)": True},
             }
         )
     )
@@ -200,6 +201,7 @@ def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytes
     assert "| operation (median µs) | small | large |" in cuda
     assert "| `compute x + y: array_api_compat.cupy` | 12.5 | 412 |" in cuda
     assert "| import ratio | 0.63 | <= 1 |" in cuda
+    assert "compat.cupy's `x + y`, `sum(x)` are cupy's own function (compat adds no code)" in cuda
     assert "no plot: `cuda.png` was not drawn" in cuda
 
 

@@ -9,6 +9,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -117,5 +118,27 @@ def test_cuda_stand_in_says_it_is_not_a_gpu_and_writes_apart(tmp_path: Path) -> 
     result = json.loads((tmp_path / "cuda_standin.json").read_text())
     assert "not GPU numbers" in result["stand_in"] and "device" not in result
     assert {"x + y", "sin(x)", "sum(x)"} <= set(result["compute_overhead_over_numpy_cupy_us"])
+    # compat re-exports cupy's add, sin and sum (over the stand-in as over cupy): said in the result
+    assert result["compat_passes_through"] == {"x + y": True, "sin(x)": True, "sum(x)": True}
     assert any(name.startswith("export: dlarray") for name in result["timings_us"])
     assert not (tmp_path / "cuda.json").exists()
+
+
+def test_cuda_benchmark_says_which_compat_functions_are_cupys_own() -> None:
+    """The 10-element compute target compares with what array_api_compat.cupy adds over cupy: where
+    compat's function is cupy's own object it adds no code, and the benchmark says so per operation."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bench_cuda import compat_passes_through
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+    def add(a: object, b: object) -> None: ...
+    def sin(a: object) -> None: ...
+    def total(a: object) -> None: ...
+
+    cupy = types.SimpleNamespace(add=add, sin=sin, sum=total)
+    compat = types.SimpleNamespace(add=add, sin=lambda a: sin(a), sum=total)  # sin wrapped
+    assert compat_passes_through(compat, cupy) == {"x + y": True, "sin(x)": False, "sum(x)": True}
+    assert compat_passes_through(types.SimpleNamespace(), cupy) == dict.fromkeys(("x + y", "sin(x)", "sum(x)"), False)
+    assert compat_passes_through(None, cupy) == {}
