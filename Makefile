@@ -1,6 +1,8 @@
 # Every target sets itself up in a virtual environment in .venv, installing only what it needs:
 # `make demo` the package and the frameworks the probe's table shows (the `demo` extra), the other
-# targets everything (tests, docs, benchmarks; torch pinned to its CPU build in the `demo` extra).
+# targets everything (tests, docs, benchmarks). The `demo` extra pins torch 2.13.0, whose Linux wheel
+# on PyPI is a CUDA build of several GB: PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu
+# (in the environment of `make`) gets its CPU build, 2.13.0+cpu, instead.
 # Each install leaves a stamp, so `make test` after `make demo` installs only the rest.
 PYTHON ?= python3
 VENV := .venv
@@ -21,7 +23,7 @@ $(PY):
 	$(PY) -m pip install --disable-pip-version-check --upgrade pip
 
 $(DEMO_STAMP): pyproject.toml | $(PY)
-	@echo "== installing dlarray and what the probe shows (numpy, torch CPU, jax, array-api-strict)"
+	@echo "== installing dlarray and what the probe shows (numpy, torch 2.13.0, jax, array-api-strict)"
 	$(PIP) -e '.[demo]'
 	touch $@
 

@@ -305,6 +305,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m dlarray",
         description="The interop probe: which producer -> dlarray -> consumer hops are zero-copy, "
                     "which copy and which are refused, with the reason for every copy and refusal.",
+        # the subcommands are dispatched before this parser runs (main): say here that they exist
+        epilog="python -m dlarray check LIBRARY: the DLPack conformance kit's producer and consumer "
+               "reports for a library (python -m dlarray check --help).",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
     parser.add_argument("--producers", metavar="NAMES", type=_names,

@@ -73,7 +73,7 @@ with contextlib.redirect_stdout(captured):
 result = probe()
 rows, notes = result.rows, result.notes
 versions = {}
-for name in ("numpy", "torch", "jax", "array-api-strict", "cupy-cuda12x"):
+for name in ("numpy", "torch", "jax", "array-api-strict", "cupy-cuda12x", "cupy-cuda13x"):
     try:
         versions[name] = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -787,16 +787,35 @@ def recorded_versions() -> dict[str, dict[str, set[str]]]:
     return found
 
 
+def installed_versions() -> dict[str, str]:
+    """Library of ``INTEROP_LIBRARIES`` -> its installed version, in the interpreter building the site.
+
+    The probe runs in the same interpreter (``sys.executable``), so these are the versions its table
+    was made with; asked here for every library, not only those the probe exchanges with.
+    """
+    import importlib.metadata
+
+    found: dict[str, str] = {}
+    for library, aliases in INTEROP_LIBRARIES.items():
+        for alias in aliases:
+            try:
+                found[library] = importlib.metadata.version(alias)
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+    return found
+
+
 def tested_versions(page: Any) -> str:
     requirements, recorded = _requirements(), recorded_versions()
-    installed = _probe()["versions"]
+    installed = installed_versions()
     header = ("| library | declared in `pyproject.toml` | versions in the committed result files | "
               "installed where this site was built (the table below was made with these) |")
     out = [header, "| --- | --- | --- | --- |"]
-    for library, aliases in INTEROP_LIBRARIES.items():
+    for library in INTEROP_LIBRARIES:
         versions = recorded.get(library, {})
         shown = "; ".join(f"{version}: " + ", ".join(sorted(sources)) for version, sources in sorted(versions.items()))
-        now = next((installed[a] for a in aliases if a in installed), "")
+        now = installed.get(library, "")
         out.append(f"| {library} | {'<br>'.join(requirements.get(library, [])) or 'not declared'} | "
                    f"{shown or NO_RESULT} | {now or 'not installed'} |")
     return "\n".join(out) + "\n"

@@ -315,7 +315,7 @@ def test_the_extras_table_is_pyprojects(hooks: ModuleType) -> None:
 
 
 def test_tested_versions_come_from_the_result_files(hooks: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hooks, "_probe", lambda: {"versions": {"numpy": "9.9.9"}})
+    monkeypatch.setattr(hooks, "installed_versions", lambda: {"numpy": "9.9.9"})
     recorded = hooks.recorded_versions()
     kit = json.loads((RESULTS / "dlpack-kit" / "torch.json").read_text())
     assert "`docs/results/dlpack-kit/torch.json`" in recorded["torch"][kit["version"]]
@@ -323,6 +323,21 @@ def test_tested_versions_come_from_the_result_files(hooks: ModuleType, monkeypat
     numpy_row = next(line for line in rendered.splitlines() if line.startswith("| numpy |"))
     assert numpy_row.endswith("| 9.9.9 |") and "`numpy>=2` (required)" in numpy_row
     assert "| cupy |" in rendered
+
+
+def test_tested_versions_name_what_is_installed_beyond_the_probe(hooks: ModuleType) -> None:
+    """scikit-learn, SciPy and pydlpack are not exchanged with by the probe, yet are installed here
+    (the test and bench extras): their rows say which version, not "not installed"."""
+    import importlib.metadata
+
+    rendered = hooks.tested_versions(None)
+    for library, distribution in (("scikit-learn", "scikit-learn"), ("scipy", "scipy"), ("pydlpack", "pydlpack")):
+        try:
+            version = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        row = next(line for line in rendered.splitlines() if line.startswith(f"| {library} |"))
+        assert row.endswith(f"| {version} |"), row
 
 
 def test_links_are_relative_to_the_page(hooks: ModuleType) -> None:

@@ -116,6 +116,7 @@ def test_help_describes_the_options() -> None:
     for option in ("--json", "--producers", "--consumers", "--list"):
         assert option in result.stdout
     assert result.stdout.startswith("usage: python -m dlarray") and "zero-copy " not in result.stdout
+    assert "python -m dlarray check LIBRARY" in result.stdout  # the subcommand is found from here
 
 
 def test_json_output_and_choosing_hops(capsys: pytest.CaptureFixture[str]) -> None:
