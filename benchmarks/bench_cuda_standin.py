@@ -73,6 +73,7 @@ class _DataPointer:
 
     __slots__ = ("_array",)
     device_id = 0
+    mem = None  # cupy's memory object (what CudaBackend.describe reads): nothing read-only here
 
     def __init__(self, array: Any) -> None:
         self._array = array

@@ -321,6 +321,7 @@ class CudaBackend(Backend):
     def __init__(self) -> None:
         self._cupy: Any = None  # the cupy module the namespace below was built from
         self._namespace: Any = None
+        self._unowned_memory: type | None = None  # cupy.cuda.UnownedMemory, once view() made one
 
     @property
     def xp(self) -> Any:
@@ -357,10 +358,13 @@ class CudaBackend(Backend):
                     low += reach
                 else:
                     high += reach
+        # owned by what keeps the Array's memory alive (not the Array: it caches this view); for
+        # read-only memory, through a marker that describe() finds in every view cupy makes of it
+        owner = array._owner if not array._flags_now() & _READ_ONLY else ReadOnlyMemoryOwner(array._owner)
         with cupy.cuda.Device(device_id):
             _cuda.order(array._stream, _cuda.cupy_current_stream(cupy, device_id), device_id)
-            # owned by what keeps the Array's memory alive (not the Array: it caches this view)
-            memory = cupy.cuda.UnownedMemory(low, high - low, array._owner, device_id)
+            memory = cupy.cuda.UnownedMemory(low, high - low, owner, device_id)
+            self._unowned_memory = type(memory)
             pointer = cupy.cuda.MemoryPointer(memory, address - low)
             return cupy.ndarray(array._shape, numpy_dtype, pointer, strides)
 
@@ -379,7 +383,14 @@ class CudaBackend(Backend):
             return device_of(DLDeviceType.CUDA, device_id), stream
 
     def describe(self, native: Any) -> tuple[int, int]:
-        return native.data.ptr, 0
+        # cupy has no read-only arrays (cupy/_core/core.pyx:462): a view of read-only memory is
+        # recognised by the memory object it shares with the view made of it (MemoryPointer.mem;
+        # cupy's views keep their base's), whose owner view() marked
+        data = native.data
+        memory = data.mem
+        if type(memory) is self._unowned_memory and type(memory._owner) is ReadOnlyMemoryOwner:
+            return data.ptr, _READ_ONLY
+        return data.ptr, 0
 
     def to_host(self, native: Any, stream: int) -> np.ndarray:
         # The copy runs on cupy's current stream of the array's device, made to wait for the stream
@@ -430,6 +441,17 @@ class CudaBackend(Backend):
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
             # the namespace's asarray: cupy's own would write a 0-d -0.0 as +0.0 (its fill)
             return self.xp.asarray(host_view(array))
+
+
+class ReadOnlyMemoryOwner:
+    """The owner cupy keeps for a view of a read-only Array's device memory: it keeps the Array's
+    owner alive, and says the memory is read-only, which a cupy array cannot say; views cupy
+    makes of that view share its memory object, and so this owner (``CudaBackend.describe``)."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
 
 
 class RocmBackend(Backend):

@@ -20,6 +20,8 @@ its sources):
   floating ``remainder`` is ``x1 - floor(x1 / x2) * x2``; complex ``log``/``log1p`` with a NaN
   component is ``log(|z|**2) + atan2 j``; complex ``tanh(±0 + (inf|NaN) j)`` is NaN + NaN j;
   complex ``arccosh(±0 + NaN j)`` is NaN + NaN j;
+* no read-only arrays (cupy/_core/core.pyx:462): an array over read-only memory is written
+  through; a view's ``data.mem`` is the memory object of the array it views;
 * ``cuda``: ``Device``, ``UnownedMemory``/``MemoryPointer`` over an address (a numpy view of it),
   ``Stream.from_external``, and cupy's current stream: ``with stream:`` makes ``stream`` current
   until the block ends and ``get_current_stream(device_id)`` answers it (the null stream outside
@@ -70,7 +72,8 @@ class UnownedMemory:
     """cupy.cuda.UnownedMemory: memory cupy did not allocate, kept alive by ``owner``."""
 
     def __init__(self, ptr: int, size: int, owner: Any, device_id: int = -1) -> None:
-        self.ptr, self.size, self.owner, self.device_id = ptr, size, owner, max(device_id, 0)
+        # cupy: readonly object _owner (cupy/cuda/memory.pyx:193-194)
+        self.ptr, self.size, self._owner, self.device_id = ptr, size, owner, max(device_id, 0)
 
 
 class _Over:
@@ -154,7 +157,15 @@ class ndarray:
 
     @property
     def data(self) -> MemoryPointer:
+        """As cupy's: a view (slice, reshape, transpose...) of an array made over a MemoryPointer
+        points into that pointer's memory object (``data.mem``), shared with the array it views."""
         address = self._a.__array_interface__["data"][0]
+        base = self._a.base
+        if type(base) is np.ndarray:  # numpy stops collapsing a view's base at the array over _Over
+            base = base.base
+        if type(base) is _Over:
+            mem = base.keep.mem
+            return MemoryPointer(mem, address - mem.ptr)
         return MemoryPointer(UnownedMemory(address, self._a.nbytes, self, 0), 0)
 
     @property

@@ -266,6 +266,43 @@ def test_diagonal_of_a_cuda_array_is_a_view() -> None:
     assert d.data_ptr == x.data_ptr and not d.readonly
 
 
+VIEWS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("slice", lambda x: x[1:]),
+    ("index tuple", lambda x: x[1, ::-1]),
+    ("new axis", lambda x: x[None]),
+    ("mT", lambda x: x.mT),
+    ("reshape", lambda x: xp.reshape(x, (-1,))),
+    ("permute_dims", lambda x: xp.permute_dims(x, (1, 0))),
+    ("expand_dims", lambda x: xp.expand_dims(x, axis=0)),
+    ("diagonal", lambda x: xp.linalg.diagonal(x)),
+    ("real", lambda x: xp.real(x)),
+    ("view of a view", lambda x: x[1:][:, 0]),
+]
+
+
+@pytest.mark.parametrize(("name", "view"), VIEWS, ids=[name for name, _ in VIEWS])
+def test_views_of_read_only_cuda_memory_stay_read_only(name: str, view: Callable[[Any], Any]) -> None:
+    """cupy arrays have no read-only flag (cupy/_core/core.pyx:462; cupy/_core/dlpack.pyx:323 leaves
+    DLPack's unchecked): a view cupy makes of read-only memory (an import flagged read-only, a
+    legacy capsule) is known read-only through the memory object it shares (``data.mem``), not
+    written through."""
+    from dlarray.testing import make_capsule
+
+    values = np.arange(6.0).reshape(2, 3)
+    made = make_capsule((2, 3), code=2, bits=64, device=(2, 0), flags=1, fill=values.tobytes())
+    x = xp.from_dlpack(made.capsule)
+    assert x.readonly
+    y = view(x)
+    assert y.readonly and y.data_ptr != 0
+    with pytest.raises(ValueError, match="read-only"):
+        y[...] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        y += 1.0
+    assert np.asarray(x.to_device("cpu")).tolist() == values.tolist()
+    assert not (y + 1).readonly  # new memory
+    assert not on_cuda(values)[1:].readonly  # writable memory's views stay writable
+
+
 # ----------------------------------------------------------------------------- the rest of the namespace
 OTHER_CASES: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("count_nonzero keepdims", lambda m, a: m.count_nonzero(a, axis=1, keepdims=True)),
