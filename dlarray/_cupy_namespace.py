@@ -18,6 +18,12 @@ What is added or replaced (checked against cupy's sources, v13.6.0 and v14.2.0):
   takes ``log(|z|**2)``: NaN for ``inf + NaN j``), complex ``tanh`` of ``±0 + (inf or NaN) j``
   (thrust gives NaN + NaN j, not ``±0 + NaN j``), complex ``arccosh`` of ``±0 + NaN j`` (thrust
   gives NaN + NaN j, not ``NaN + πj/2``);
+* errors numpy raises and cupy does not by default: ``linalg.cholesky`` of a matrix that is not
+  positive definite, ``linalg.inv``/``solve`` of a singular one (and ``matrix_power`` with a
+  negative exponent, through inv) give NaN or garbage in cupy unless ``cupyx.errstate(linalg=
+  "raise")`` is on (cupyx/_ufunc_config.py:42-50, cupy/linalg/_util.py:110-131): it is, for those
+  calls, so they raise numpy's LinAlgError (a ValueError) as on the CPU. The check reads cuSOLVER's
+  status to the host: one synchronization per call;
 * a size of -1 in ``s`` of ``fft.fftn``/``ifftn``/``rfftn``/``irfftn`` (the whole axis): cupy's None;
 * ``asarray`` of a 0-d host array: cupy fills the new array with the value, and its ``fill``
   writes zero bytes for any zero, so -0.0 would arrive as +0.0. The value is copied as bytes.
@@ -203,10 +209,32 @@ def _tensordot(cp: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- linalg
+def _checked(function: Any) -> Any:
+    """cupy's ``function`` with its cuSOLVER/cuBLAS status checked: numpy's LinAlgError where
+    the factorization fails (cupy's default, ``linalg="ignore"``, returns what the solver left)."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        import cupyx  # shipped with cupy
+
+        with cupyx.errstate(linalg="raise"):
+            return function(*args, **kwargs)
+
+    checked.__name__ = function.__name__
+    return checked
+
+
+def _checked_maker(name: str) -> Any:
+    """The maker of ``cupy.linalg.<name>`` with its status checked (see :func:`_checked`)."""
+    return lambda cp: _checked(getattr(cp.linalg, name))
+
+
 def _cholesky(cp: Any) -> Any:
+    factor = _checked(cp.linalg.cholesky)
+
     def cholesky(a: Any, /, *, upper: bool = False) -> Any:
-        """Lower factor from cupy; the upper one is its conjugate transpose."""
-        lower = cp.linalg.cholesky(a)
+        """Lower factor from cupy (LinAlgError for a matrix that is not positive definite); the
+        upper one is its conjugate transpose."""
+        lower = factor(a)
         return lower.swapaxes(-2, -1).conj() if upper else lower
 
     return cholesky
@@ -309,14 +337,16 @@ def _cross(cp: Any) -> Any:
 
 
 def _solve(cp: Any) -> Any:
+    solved = _checked(cp.linalg.solve)
+
     def solve(a: Any, b: Any, /) -> Any:
         """``a @ x = b``, the stack dimensions of ``a`` and a matrix ``b`` broadcast (cupy asks
-        for equal ones)."""
+        for equal ones); LinAlgError for a singular ``a``."""
         if b.ndim > 1:
             batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
             a = cp.broadcast_to(a, batch + a.shape[-2:])
             b = cp.broadcast_to(b, batch + b.shape[-2:])
-        return cp.linalg.solve(a, b)
+        return solved(a, b)
 
     return solve
 
@@ -356,4 +386,6 @@ _LINALG = {
     "outer": _outer,
     "cross": _cross,
     "solve": _solve,
+    "inv": _checked_maker("inv"),
+    "matrix_power": _checked_maker("matrix_power"),
 }

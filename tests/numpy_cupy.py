@@ -22,6 +22,10 @@ its sources):
   complex ``arccosh(±0 + NaN j)`` is NaN + NaN j;
 * no read-only arrays (cupy/_core/core.pyx:462): an array over read-only memory is written
   through; a view's ``data.mem`` is the memory object of the array it views;
+* linalg errors as cupy reports them: ``linalg.cholesky`` of a matrix that is not positive
+  definite, ``inv``/``solve``/``matrix_power`` (negative) of a singular one give NaN unless
+  ``cupyx.errstate(linalg="raise")`` is on (cupy's default is "ignore"); ``install`` puts the
+  stand-in's ``cupyx`` (only ``errstate``) in ``sys.modules`` too;
 * ``cuda``: ``Device``, ``UnownedMemory``/``MemoryPointer`` over an address (a numpy view of it),
   ``Stream.from_external``, and cupy's current stream: ``with stream:`` makes ``stream`` current
   until the block ends and ``get_current_stream(device_id)`` answers it (the null stream outside
@@ -35,9 +39,11 @@ Use :func:`install` (a pytest ``monkeypatch``) to make ``import cupy`` find it.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any, Self
 
 import numpy as np
@@ -456,9 +462,61 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> ndarray:
 
 
 # ----------------------------------------------------------------------------- cupy.linalg
+# cupyx's linalg error setting, innermost errstate last: 'ignore' by default (cupyx/_ufunc_config.py:42-50)
+_linalg_errors: list[str] = ["ignore"]
+
+
+@contextlib.contextmanager
+def _errstate(*, linalg: str | None = None) -> Iterator[None]:
+    """cupyx.errstate (only its ``linalg`` setting, the one cupy implements)."""
+    _linalg_errors.append(_linalg_errors[-1] if linalg is None else linalg)
+    try:
+        yield
+    finally:
+        _linalg_errors.pop()
+
+
+cupyx = types.ModuleType("cupyx", "cupyx as the stand-in needs it: errstate")
+cupyx.errstate = _errstate  # type: ignore[attr-defined]
+
+
+def _status_checked(shape_of: Any) -> Any:
+    """cupy's factorizations: where numpy raises LinAlgError (a matrix that is not positive definite,
+    a singular one), cupy raises only under ``cupyx.errstate(linalg="raise")`` and otherwise returns
+    what cuSOLVER left (cupy/linalg/_util.py:110-131); NaN here. ``shape_of(*args)``: the result's shape."""
+
+    def decorate(function: Any) -> Any:
+        def checked(*args: Any) -> Any:
+            try:
+                return function(*args)
+            except np.linalg.LinAlgError:
+                if _linalg_errors[-1] == "raise":
+                    raise
+                dtype = args[0].dtype if args[0].dtype.kind in "fc" else np.dtype(np.float64)
+                return ndarray._of(np.full(shape_of(*args), np.nan, dtype=dtype))
+
+        checked.__name__ = function.__name__
+        return checked
+
+    return decorate
+
+
+@_status_checked(lambda a: a.shape)
 def _cholesky(a: ndarray) -> ndarray:
     calls.append("linalg.cholesky")
     return _wrap(np.linalg.cholesky(a._a))
+
+
+@_status_checked(lambda a: a.shape)
+def _inv(a: ndarray) -> ndarray:
+    calls.append("linalg.inv")
+    return _wrap(np.linalg.inv(a._a))
+
+
+@_status_checked(lambda a, n: a.shape)
+def _matrix_power(a: ndarray, n: int) -> ndarray:
+    calls.append("linalg.matrix_power")
+    return _wrap(np.linalg.matrix_power(a._a, n))
 
 
 def _pinv(a: ndarray, rcond: Any = 1e-15) -> ndarray:
@@ -481,6 +539,7 @@ def _norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False)
     return _wrap(np.linalg.norm(x._a, ord=ord, axis=axis, keepdims=keepdims))
 
 
+@_status_checked(lambda a, b: a.shape[:-1] if b.ndim == 1 else b.shape)
 def _solve(a: ndarray, b: ndarray) -> ndarray:
     calls.append("linalg.solve")
     if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
@@ -492,9 +551,9 @@ def _solve(a: ndarray, b: ndarray) -> ndarray:
 
 linalg = types.SimpleNamespace(
     cholesky=_cholesky, pinv=_pinv, matrix_rank=_matrix_rank, svd=_svd, norm=_norm, solve=_solve,
-    cross=_function("cross", np.linalg, "linalg"),
+    inv=_inv, matrix_power=_matrix_power, cross=_function("cross", np.linalg, "linalg"),
     **{name: _function(name, np.linalg, "linalg") for name in (
-        "det", "inv", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matrix_power", "matmul",
+        "det", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matmul",
         "matrix_transpose", "tensorsolve", "tensorinv", "lstsq", "cond")},
 )
 def _sized_transform(name: str) -> Any:
@@ -523,6 +582,7 @@ def install(monkeypatch: Any) -> types.ModuleType:
     """Make ``import cupy`` find this module for one test (pytest's ``monkeypatch``)."""
     module = sys.modules[__name__]
     monkeypatch.setitem(sys.modules, "cupy", module)
+    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
     calls.clear()
     host_copies_on.clear()
     _current_streams.clear()

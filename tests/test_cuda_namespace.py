@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -250,6 +251,31 @@ LINALG_CASES: list[tuple[str, Callable[[Any, Any], Any], list[np.ndarray]]] = [
 def test_linalg_on_cuda_gives_what_the_cpu_gives(function: Callable[..., Any], arguments: list[np.ndarray]) -> None:
     expected = function(xp, *(xp.asarray(a) for a in arguments))
     assert_close(function(xp, *(on_cuda(a) for a in arguments)), _numpy(expected))
+
+
+FAILING_FACTORIZATIONS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("cholesky of a matrix not positive definite", lambda m: m.linalg.cholesky(m.asarray([[1.0, 2.0], [2.0, 1.0]]))),
+    ("cholesky upper", lambda m: m.linalg.cholesky(m.asarray([[-1.0, 0.0], [0.0, 1.0]]), upper=True)),
+    ("inv of a singular matrix", lambda m: m.linalg.inv(m.asarray([[1.0, 2.0], [2.0, 4.0]]))),
+    ("solve with a singular matrix", lambda m: m.linalg.solve(m.asarray([[1.0, 2.0], [2.0, 4.0]]), m.asarray([1.0, 1.0]))),
+    ("matrix_power -1 of a singular matrix", lambda m: m.linalg.matrix_power(m.asarray([[0.0, 0.0], [0.0, 1.0]]), -1)),
+]
+
+
+@pytest.mark.parametrize("call", [call for _, call in FAILING_FACTORIZATIONS],
+                         ids=[name for name, _ in FAILING_FACTORIZATIONS])
+def test_failing_factorizations_raise_as_on_the_cpu(call: Callable[[Any], Any], cupy: Any) -> None:
+    """cupy's default (cupyx linalg "ignore") returns what cuSOLVER left for a matrix that is not
+    positive definite or is singular; numpy raises LinAlgError (a ValueError), and so must CUDA."""
+    check_failing_factorization_raises(call)
+    assert np.isnan(cupy.linalg.inv(cupy.asarray(np.zeros((2, 2)))).get()).all()  # cupy's own: no error
+
+
+def check_failing_factorization_raises(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(np.linalg.LinAlgError):
+        call(xp)  # the CPU
+    with pytest.raises(np.linalg.LinAlgError):  # a ValueError, as documented
+        call(types.SimpleNamespace(asarray=on_cuda, linalg=xp.linalg))
 
 
 def test_pinv_and_matrix_rank_take_an_array_rtol() -> None:

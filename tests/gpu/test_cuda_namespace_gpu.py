@@ -57,6 +57,12 @@ def test_negative_zero_survives_creation_and_assignment() -> None:
         assert bool(xp.signbit(made)) and str(float(made)) == "-0.0"
 
 
+@pytest.mark.parametrize("call", [call for _, call in cases.FAILING_FACTORIZATIONS],
+                         ids=[name for name, _ in cases.FAILING_FACTORIZATIONS])
+def test_failing_factorizations_raise(call: Callable[[Any], Any]) -> None:
+    cases.check_failing_factorization_raises(call)  # cupy's own default would return NaN or garbage
+
+
 @pytest.mark.parametrize("symbol", list(cases.IN_PLACE))
 def test_in_place_operators(symbol: str) -> None:
     cases.test_in_place_operators_give_what_the_cpu_gives(symbol)
