@@ -603,6 +603,22 @@ def test_check_command_writes_json_and_exits_1_on_failures(tmp_path: Path, capsy
     assert "numpy producer:" in capsys.readouterr().out
 
 
+def test_making_the_torch_objects_to_refuse_warns_nothing() -> None:
+    """`python -m dlarray check torch` prints its report, not torch's warnings about how the kit made
+    its objects (a sparse tensor made without saying check_invariants warns of segfaults)."""
+    import warnings
+
+    pytest.importorskip("torch")
+    from dlarray.testing._cli import _torch
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for make in _torch().refused:
+            make()
+    # a ResourceWarning would be another object's, collected meanwhile
+    assert [str(w.message) for w in caught if not issubclass(w.category, ResourceWarning)] == []
+
+
 def test_python_m_dlarray_check_dispatches_and_the_probe_stays_the_default() -> None:
     done = subprocess.run([sys.executable, "-m", "dlarray", "check", "dlarray", "--producer-only"],
                           capture_output=True, text=True, timeout=300)

@@ -61,7 +61,8 @@ def _torch() -> Library:
     return Library("torch", make, refused=[
         lambda: torch.ones(3, requires_grad=True),  # a tensor that needs grad: __dlpack__ refuses it
         lambda: torch.ones(3, device="meta"),  # a tensor without memory
-        lambda: torch.sparse_coo_tensor([[0]], [1.0], (2,)),  # not strided
+        # not strided; check_invariants said, or torch warns of segfaults on every run of the kit
+        lambda: torch.sparse_coo_tensor([[0]], [1.0], (2,), check_invariants=True),
     ], consumer="torch:from_dlpack")
 
 
