@@ -15,6 +15,9 @@ PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
 CONFORMANCE_ARGS ?=
 
+# `make` alone: the demo (the first rule below would only create .venv)
+.DEFAULT_GOAL := demo
+
 .PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim clean
 
 $(PY):
