@@ -431,7 +431,10 @@ class CudaBackend(Backend):
             contiguous = cupy.ascontiguousarray(device_view)
             cupy.cuda.get_current_stream().synchronize()  # the copy runs on the target's stream
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
-            result = cupy.empty(contiguous.shape, contiguous.dtype)
+            if target.type == DLDeviceType.CUDA_MANAGED:
+                result = _managed_array(cupy, contiguous.shape, contiguous.dtype)
+            else:
+                result = cupy.empty(contiguous.shape, contiguous.dtype)
             if result.nbytes:
                 result.data.copy_from_device_async(contiguous.data, result.nbytes)
             return result
@@ -439,8 +442,24 @@ class CudaBackend(Backend):
     def receive(self, array: Array, target: Device, stream: Any) -> Any:
         cupy = import_cupy(f"copying from {array._device} to {target}")
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
+            values = host_view(array)
+            if target.type == DLDeviceType.CUDA_MANAGED:
+                result = _managed_array(cupy, values.shape, values.dtype)
+                if result.nbytes:
+                    result.set(values)  # on the current stream, bytes as they are
+                return result
             # the namespace's asarray: cupy's own would write a 0-d -0.0 as +0.0 (its fill)
-            return self.xp.asarray(host_view(array))
+            return self.xp.asarray(values)
+
+
+def _managed_array(cupy: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """A new C-contiguous cupy array in CUDA managed memory on the current device (cupy's
+    allocations, cupy.empty included, are device memory). Its Array is placed on the GPU like
+    any cupy array; ``to_device`` labels it managed (``_array._moved``)."""
+    size = dtype.itemsize
+    for extent in shape:
+        size *= extent
+    return cupy.ndarray(shape, dtype, cupy.cuda.malloc_managed(size))
 
 
 class ReadOnlyMemoryOwner:

@@ -40,6 +40,7 @@ Use :func:`install` (a pytest ``monkeypatch``) to make ``import cupy`` find it.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import operator
 import sys
 import types
@@ -72,6 +73,9 @@ class MemoryPointer:
         self.mem = mem
         self.ptr = mem.ptr + offset
         self.device_id = mem.device_id
+
+    def copy_from_device_async(self, src: MemoryPointer, size: int, stream: Any = None) -> None:
+        ctypes.memmove(self.ptr, src.ptr, size)
 
 
 class UnownedMemory:
@@ -204,6 +208,14 @@ class ndarray:
         host_copies_on.append((_get_current_stream() if stream is None else stream).ptr)
         return self._a.copy()
 
+    def set(self, arr: np.ndarray, stream: Any = None) -> None:
+        """cupy's set: a host numpy array of this array's dtype and shape copied in."""
+        if not isinstance(arr, np.ndarray):
+            raise TypeError("Only numpy.ndarray can be set to cupy.ndarray")
+        if arr.dtype != self._a.dtype or arr.shape != self._a.shape:
+            raise TypeError(f"{arr.dtype} {arr.shape} array cannot be set to {self._a.dtype} {self._a.shape} array")
+        self._a[...] = arr
+
     def fill(self, value: Any) -> None:
         self._a[...] = _zero_as_cupy_fills(value, self._a.dtype)
 
@@ -323,6 +335,13 @@ Stream.ptds = Stream(2)  # type: ignore[attr-defined]
 _current_streams: list[Stream] = []  # the streams made current by ``with`` blocks (one device)
 
 
+def _malloc_managed(size: int) -> MemoryPointer:
+    """cupy.cuda.malloc_managed: here host memory, like everything."""
+    calls.append("cuda.malloc_managed")
+    buffer = np.empty(max(size, 1), np.uint8)
+    return MemoryPointer(UnownedMemory(buffer.ctypes.data, size, buffer, 0), 0)
+
+
 def _get_current_stream(device_id: int = -1) -> Stream:
     """cupy's current stream: that of the innermost ``with stream:`` block, else the null stream."""
     return _current_streams[-1] if _current_streams else Stream.null
@@ -330,7 +349,7 @@ def _get_current_stream(device_id: int = -1) -> Stream:
 
 cuda = types.SimpleNamespace(
     Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer, Stream=Stream,
-    get_current_stream=_get_current_stream, stream=types.SimpleNamespace(),
+    get_current_stream=_get_current_stream, stream=types.SimpleNamespace(), malloc_managed=_malloc_managed,
     runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
 )
 

@@ -97,3 +97,20 @@ def test_values_are_read_after_the_stream_the_data_is_ordered_on(monkeypatch: py
     with cupy.cuda.Stream(OTHER_STREAM):
         assert repr(total).startswith("Array(6.")  # read on the data's own stream: nothing to order
     assert driver.ordering() == [] and cupy.host_copies_on == [0, OTHER_STREAM]
+
+
+@pytest.mark.parametrize("source", ["cpu", "cuda:0"])
+def test_a_copy_to_managed_memory_is_managed_memory(cupy: Any, source: str) -> None:
+    """``to_device("cuda_managed:0")`` allocates CUDA managed memory (cupy.cuda.malloc_managed) and
+    says so; cupy's own allocations (cupy.empty, asarray) are device memory, which this was
+    before, labelled cuda:0."""
+    x = dlarray.asarray(np.arange(3.0), device=source)
+    cupy.calls.clear()
+    y = x.to_device("cuda_managed:0")
+    assert str(y.device) == "cuda_managed:0" and y.__dlpack_device__() == (DLDeviceType.CUDA_MANAGED, 0)
+    assert "cuda.malloc_managed" in cupy.calls
+    np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), np.arange(3.0))
+    assert str(y[1:].device) == "cuda_managed:0"  # a view of it is managed memory too
+    assert str((y + 1).device) == "cuda:0"  # new memory cupy allocates is the GPU's
+    capsule = x.__dlpack__(dl_device=(int(DLDeviceType.CUDA_MANAGED), 0), max_version=(1, 0))
+    assert dlarray.from_dlpack(capsule).device == y.device
