@@ -393,15 +393,19 @@ class CudaBackend(Backend):
         return data.ptr, 0
 
     def to_host(self, native: Any, stream: int) -> np.ndarray:
-        # The copy runs on cupy's current stream of the array's device, made to wait for the stream
-        # the data is ordered on first: ``native`` is often not a view made just now (whose making
-        # ordered it) but one made earlier, or cupy's own result, queued on the stream current then.
-        # get() then waits for the copy. (get() without a stream would take the current stream of
-        # the current device, which may be another GPU's: cupy/_core/core.pyx:2120-2121.)
+        # The copy runs on cupy's current stream of the array's device, and get() waits for it.
+        # ``native`` is often not a view made just now (whose making ordered it) but one made
+        # earlier, or cupy's own result, queued on the stream current back then: when that is
+        # another stream, the device is synchronized first. Not an event on that stream: the
+        # Array keeps its number only, and cupy destroys a Stream's handle with the object
+        # (cupy/cuda/stream.pyx:504-516), so a result of a `with cupy.cuda.Stream():` block
+        # read after it may name a stream that is gone. (get() without a stream would take the
+        # current stream of the current device, maybe another GPU's: cupy/_core/core.pyx:2120.)
         cupy = sys.modules["cupy"]
         device_id = native.data.device_id
         current = cupy.cuda.get_current_stream(device_id)
-        _cuda.order(stream, _cuda.cupy_stream_number(cupy, current), device_id)
+        if stream != _cuda.cupy_stream_number(cupy, current) and _cuda.driver() is not None:
+            cupy.cuda.Device(device_id).synchronize()
         return native.get(stream=current)
 
     def consumer_stream(self, device: Device, stream: Any) -> int | None:

@@ -304,6 +304,9 @@ class Device:
     def __exit__(self, *exc: object) -> None:
         return None
 
+    def synchronize(self) -> None:
+        calls.append(f"cuda.Device({self.id}).synchronize")
+
 
 class Stream:
     """A stream object (the null stream unless made from an external pointer); ``with`` makes it

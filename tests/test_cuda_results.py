@@ -80,9 +80,11 @@ def test_a_copy_to_the_gpu_on_a_given_stream_is_ordered_on_that_stream(cupy: Any
 def test_values_are_read_after_the_stream_the_data_is_ordered_on(monkeypatch: pytest.MonkeyPatch,
                                                                    cupy: Any) -> None:
     """float()/repr() of a result cupy computed on another stream, read outside that stream's block:
-    cupy's current stream (the copy's, cupy/_core/core.pyx:2120) waits for the result's stream
-    first. Without it the copy may run before the kernel: a non-blocking stream (torch's) does not
-    wait for the legacy default stream's work, nor it for theirs."""
+    the copy runs on cupy's current stream (cupy/_core/core.pyx:2120) after the device is
+    synchronized. Without it the copy may run before the kernel: a non-blocking stream (torch's)
+    does not wait for the legacy default stream's work, nor it for theirs. No event on the
+    result's stream: it may be destroyed by now (a temporary cupy Stream), and a driver call on a
+    destroyed stream's handle is undefined behaviour."""
     from test_cuda_streams import RecordingDriver, install
 
     x = on_cuda([1.0, 2.0])
@@ -90,13 +92,17 @@ def test_values_are_read_after_the_stream_the_data_is_ordered_on(monkeypatch: py
         total = dlarray.sum(x * 2)
     assert total._stream == OTHER_STREAM
     driver = install(monkeypatch, RecordingDriver(current=0xC0DE))
+    cupy.calls.clear()
     assert float(total) == 6.0
-    assert driver.ordering() == [("record", 0xE7E7, OTHER_STREAM), ("wait", _cuda.LEGACY_DEFAULT_STREAM, 0xE7E7)]
-    assert cupy.host_copies_on == [0]  # on the (current) null stream, which now waits
-    driver.calls.clear()
+    assert cupy.calls == ["cuda.Device(0).synchronize"] and cupy.host_copies_on == [0]
+    assert driver.calls == []  # nothing recorded on (or asked of) the result's stream
+    cupy.calls.clear()
     with cupy.cuda.Stream(OTHER_STREAM):
-        assert repr(total).startswith("Array(6.")  # read on the data's own stream: nothing to order
-    assert driver.ordering() == [] and cupy.host_copies_on == [0, OTHER_STREAM]
+        assert repr(total).startswith("Array(6.")  # read on the data's own stream: no synchronization
+    assert cupy.calls == [] and cupy.host_copies_on == [0, OTHER_STREAM]
+    assert float(x[1]) == 2.0 and cupy.calls == []  # imported data, on the current (null) stream
+    monkeypatch.setattr(_cuda, "_driver_state", [None])  # no driver, no GPU: nothing can be in flight
+    assert float(total) == 6.0 and cupy.calls == []
 
 
 @pytest.mark.parametrize("source", ["cpu", "cuda:0"])
