@@ -76,6 +76,37 @@ def test_export_orders_a_cupy_result_onto_the_consumers_stream() -> None:
     assert float(total) == 3.0 * n
 
 
+def test_values_are_read_after_the_stream_that_computed_them() -> None:
+    """float() of a result computed on a busy non-blocking stream, read outside its block (on the
+    null stream, which does not wait for a non-blocking stream by itself): the read waits."""
+    n = 1 << 22
+    x = xp.from_dlpack(torch.ones(n, device="cuda"))
+    torch.cuda.synchronize()
+    compute = cupy.cuda.Stream(non_blocking=True)
+    with compute:
+        with torch.cuda.stream(torch.cuda.ExternalStream(compute.ptr)):
+            torch.cuda._sleep(SPIN_CYCLES)
+        total = xp.sum(xp.multiply(x, 3.0))
+    assert total._stream == compute.ptr
+    assert float(total) == 3.0 * n
+
+
+def test_a_result_outlives_the_stream_that_computed_it() -> None:
+    """cupy destroys a Stream's handle with the object: reading the result afterwards must not
+    hand that handle to the driver."""
+    import gc
+
+    x = xp.asarray(np.ones(1 << 20, dtype=np.float32), device="cuda:0")
+
+    def on_a_temporary_stream() -> xp.Array:
+        with cupy.cuda.Stream(non_blocking=True):
+            return xp.sum(x * 2.0)
+
+    total = on_a_temporary_stream()
+    gc.collect()
+    assert float(total) == 2.0 * (1 << 20)
+
+
 def test_explicit_order_between_two_streams() -> None:
     first = cupy.cuda.Stream(non_blocking=True)
     second = cupy.cuda.Stream(non_blocking=True)
@@ -126,8 +157,18 @@ def test_bfloat16_travels_bit_for_bit() -> None:
 def test_copy_to_device_on_an_explicit_stream() -> None:
     stream = cupy.cuda.Stream(non_blocking=True)
     x = xp.asarray(np.arange(10.0)).to_device("cuda:0", stream=stream.ptr)
+    assert x._stream == stream.ptr  # the copy's stream, which exports make their consumers wait for
     stream.synchronize()
     np.testing.assert_array_equal(np.asarray(x.to_device("cpu", stream=stream)), np.arange(10.0))
+
+
+@pytest.mark.parametrize("source", ["cpu", "cuda:0"])
+def test_a_copy_to_managed_memory_is_managed_memory(source: str) -> None:
+    x = xp.asarray(np.arange(8.0), device=source)
+    y = x.to_device("cuda_managed:0")
+    assert str(y.device) == "cuda_managed:0"
+    assert isinstance(y._as_native().data.mem, cupy.cuda.memory.ManagedMemory)
+    np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), np.arange(8.0))
 
 
 @pytest.mark.skipif(cupy.cuda.runtime.getDeviceCount() < 2, reason="needs two GPUs")
@@ -168,5 +209,10 @@ def test_read_only_is_kept_on_the_gpu() -> None:
         x[0] = 1.0
     with pytest.raises(ValueError, match="read-only"):
         x += 1.0
+    for view in (x[1:], xp.reshape(x, (2, 2)).mT, x[None][:, ::-1]):  # cupy's views: no flag of their own
+        assert view.readonly
+        with pytest.raises(ValueError, match="read-only"):
+            view[...] = 1.0
+    assert torch.equal(t, torch.arange(4.0, device="cuda"))
     y = xp.asarray(x, copy=True)
     assert not y.readonly and str(y.device) == "cuda:0" and y.data_ptr != x.data_ptr
