@@ -342,7 +342,7 @@ class CudaBackend(Backend):
         buffer lives as long as the view); cupy's current stream is made to wait for the stream
         the data is ordered on, so that cupy's work on the view comes after the producer's.
         """
-        cupy = import_cupy(f"computing on {array._device}")
+        cupy = import_cupy(f"computing on {array._device}", array._device.id)
         numpy_dtype = array._dtype.numpy_dtype
         if numpy_dtype is None:
             raise BackendUnavailable(f"cupy cannot compute with {array._dtype.name} arrays")
@@ -369,7 +369,7 @@ class CudaBackend(Backend):
             return cupy.ndarray(array._shape, numpy_dtype, pointer, strides)
 
     def copy(self, array: Array) -> Any:
-        cupy = import_cupy(f"a copy on {array._device}")
+        cupy = import_cupy(f"a copy on {array._device}", array._device.id)
         with cupy.cuda.Device(array._device.id):  # cupy copies onto its current device
             return self.view(array).copy()
 
@@ -422,10 +422,12 @@ class CudaBackend(Backend):
     def move(self, array: Array, target: Device, stream: Any = None) -> Any:
         """A copy from CUDA to the CPU or another GPU; ``stream`` is the stream it runs on."""
         source = array._device
-        cupy = import_cupy(f"copying from {source} to {target}")
+        cupy = import_cupy(f"copying from {source} to {target}", source.id)
         target_backend = _BY_KIND.get(target.type, _NO_COMPUTE)
         if target is not CPU and target_backend is not self:
             raise BackendUnavailable(f"copying from {source} to {target} is not supported")
+        if target is not CPU:
+            import_cupy(f"copying from {source} to {target}", target.id)
         # a stream belongs to one device: between two GPUs, the copy's stream is the target's
         source_stream = _copy_stream(cupy, stream) if target is CPU else contextlib.nullcontext()
         with cupy.cuda.Device(source.id), source_stream:
@@ -444,7 +446,7 @@ class CudaBackend(Backend):
             return result
 
     def receive(self, array: Array, target: Device, stream: Any) -> Any:
-        cupy = import_cupy(f"copying from {array._device} to {target}")
+        cupy = import_cupy(f"copying from {array._device} to {target}", target.id)
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
             values = host_view(array)
             if target.type == DLDeviceType.CUDA_MANAGED:
@@ -489,13 +491,39 @@ class RocmBackend(Backend):
         return None  # nothing of dlarray's own to order
 
 
-def import_cupy(purpose: str) -> Any:
-    """The cupy module; BackendUnavailable naming ``purpose`` where it is not installed."""
+def import_cupy(purpose: str, device_id: int = 0) -> Any:
+    """The cupy module, for work on CUDA device ``device_id``; BackendUnavailable naming
+    ``purpose`` where cupy is not installed or reaches no such device.
+
+    cupy imports without a driver or a GPU (a laptop with the ``cuda`` extra installed): there its
+    first call into CUDA raises cupy's CUDARuntimeError, so the devices are counted here first,
+    once per cupy module, and a missing one is refused like a missing cupy.
+    """
     try:
         import cupy  # optional: CUDA support
     except ImportError:
-        raise BackendUnavailable(f"{purpose} needs cupy: pip install 'dlarray[cuda]'") from None
+        raise BackendUnavailable(
+            f"{purpose} needs cupy: install dlarray with its cuda12 or cuda13 extra "
+            f"(pip install '.[cuda12]' in a checkout)"
+        ) from None
+    count, why = _cuda_devices_of.get(cupy) or _count_cuda_devices(cupy)
+    if device_id >= count:
+        raise BackendUnavailable(f"{purpose} needs CUDA device {device_id}: {why}")
     return cupy
+
+
+_cuda_devices_of: dict[Any, tuple[int, str]] = {}  # cupy module -> (device count, what it found)
+
+
+def _count_cuda_devices(cupy: Any) -> tuple[int, str]:
+    """``(count, description)`` of the CUDA devices ``cupy`` reaches (0 without a driver)."""
+    version = getattr(cupy, "__version__", "")
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+        found = f"cupy {version} finds {count} CUDA device{'' if count == 1 else 's'}"
+    except Exception as error:  # noqa: BLE001 - cupy's CUDARuntimeError where there is no driver or GPU
+        count, found = 0, f"cupy {version} finds no CUDA device ({type(error).__name__}: {error})"
+    return _cuda_devices_of.setdefault(cupy, (count, found))
 
 
 def _copy_stream(cupy: Any, stream: Any) -> Any:

@@ -85,6 +85,7 @@ class _FakeCupy(types.ModuleType):
         cuda = types.SimpleNamespace(
             Device=Device, UnownedMemory=UnownedMemory, MemoryPointer=MemoryPointer,
             get_current_stream=lambda device_id=-1: _Stream(), stream=types.SimpleNamespace(),
+            runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
         )
         self.cuda = cuda
         self.ndarray = ndarray
