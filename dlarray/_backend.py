@@ -401,10 +401,13 @@ class CudaBackend(Backend):
         # (cupy/cuda/stream.pyx:504-516), so a result of a `with cupy.cuda.Stream():` block
         # read after it may name a stream that is gone. (get() without a stream would take the
         # current stream of the current device, maybe another GPU's: cupy/_core/core.pyx:2120.)
+        # The legacy and the per-thread default streams wait for each other's work by themselves.
         cupy = sys.modules["cupy"]
         device_id = native.data.device_id
         current = cupy.cuda.get_current_stream(device_id)
-        if stream != _cuda.cupy_stream_number(cupy, current) and _cuda.driver() is not None:
+        copy_stream = _cuda.cupy_stream_number(cupy, current)
+        if (stream != copy_stream and (stream > _DEFAULT_STREAMS or copy_stream > _DEFAULT_STREAMS)
+                and _cuda.driver() is not None):
             cupy.cuda.Device(device_id).synchronize()
         return native.get(stream=current)
 
@@ -561,6 +564,7 @@ class StreamPointer:
 
 
 _READ_ONLY = 1  # DLPack's FLAG_READ_ONLY
+_DEFAULT_STREAMS = _cuda.PER_THREAD_DEFAULT_STREAM  # DLPack's 1 and 2: the legacy and per-thread ones
 _CUDA_KIND = int(DLDeviceType.CUDA)
 _interned_devices = _devices._cache  # (device type, id) -> Device, filled by device_of
 

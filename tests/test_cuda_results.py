@@ -101,6 +101,12 @@ def test_values_are_read_after_the_stream_the_data_is_ordered_on(monkeypatch: py
         assert repr(total).startswith("Array(6.")  # read on the data's own stream: no synchronization
     assert cupy.calls == [] and cupy.host_copies_on == [0, OTHER_STREAM]
     assert float(x[1]) == 2.0 and cupy.calls == []  # imported data, on the current (null) stream
+    item = x[1]
+    with cupy.cuda.Stream.ptds:  # the legacy and per-thread default streams wait for each other
+        assert float(item) == 2.0 and cupy.calls == [] and cupy.host_copies_on[-1] == 2
+    with cupy.cuda.Stream(OTHER_STREAM):  # another stream may not wait (a non-blocking one does not)
+        assert float(item) == 2.0 and cupy.calls == ["cuda.Device(0).synchronize"]
+    cupy.calls.clear()
     monkeypatch.setattr(_cuda, "_driver_state", [None])  # no driver, no GPU: nothing can be in flight
     assert float(total) == 6.0 and cupy.calls == []
 
