@@ -398,7 +398,7 @@ class CudaBackend(Backend):
         # earlier, or cupy's own result, queued on the stream current back then: when that is
         # another stream, the device is synchronized first. Not an event on that stream: the
         # Array keeps its number only, and cupy destroys a Stream's handle with the object
-        # (cupy/cuda/stream.pyx:504-516), so a result of a `with cupy.cuda.Stream():` block
+        # (cupy/cuda/stream.pyx:517-524), so a result of a `with cupy.cuda.Stream():` block
         # read after it may name a stream that is gone. (get() without a stream would take the
         # current stream of the current device, maybe another GPU's: cupy/_core/core.pyx:2120.)
         # The legacy and the per-thread default streams wait for each other's work by themselves.
