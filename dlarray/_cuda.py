@@ -181,27 +181,48 @@ def _primary_context(lib: Any, device_id: int) -> int:
 
 
 def cupy_current_stream(cupy: Any, device_id: int) -> int:
-    """cupy's current stream on ``device_id`` as a DLPack stream integer.
+    """cupy's current stream on ``device_id`` as a DLPack stream integer (see :func:`cupy_stream_number`)."""
+    # no device switch: cupy keeps a current stream per device
+    return cupy_stream_number(cupy, cupy.cuda.get_current_stream(device_id))
+
+
+def cupy_stream_number(cupy: Any, stream: Any) -> int:
+    """The DLPack stream integer of a cupy stream object, for an Array's ``_stream``.
 
     cupy's null stream (pointer 0) is the legacy default stream (1), or the per-thread default
     stream (2) when cupy runs in per-thread-default-stream mode (``CUPY_CUDA_PER_THREAD_DEFAULT_STREAM``,
     which cupy reads once, at import), as cupy says when it hands its stream to a DLPack producer.
+    Any other stream is its pointer as a :class:`KeptStream`, which keeps the stream object alive.
     """
-    pointer = cupy.cuda.get_current_stream(device_id).ptr  # no device switch: cupy keeps one per device
-    if pointer != 0:
-        return pointer
-    number = _null_stream_of.get(cupy)
-    return _null_stream_number(cupy) if number is None else number
-
-
-def cupy_stream_number(cupy: Any, stream: Any) -> int:
-    """The DLPack stream integer of a cupy stream object (its pointer; the null stream's number
-    as :func:`cupy_current_stream` gives it)."""
     pointer = stream.ptr
-    if pointer != 0:
-        return pointer
-    number = _null_stream_of.get(cupy)
-    return _null_stream_number(cupy) if number is None else number
+    if pointer == 0:
+        number = _null_stream_of.get(cupy)
+        return _null_stream_number(cupy) if number is None else number
+    if pointer == PER_THREAD_DEFAULT_STREAM or pointer == LEGACY_DEFAULT_STREAM:
+        return pointer  # the default streams are never destroyed
+    return KeptStream(pointer, stream)
+
+
+class KeptStream(int):
+    """A CUDA stream's pointer (an int, as DLPack numbers streams) that keeps alive the cupy stream
+    object it was read from.
+
+    cupy destroys a stream when its Stream object dies (cupy/cuda/stream.pyx:517-524, v14.2.0), but
+    work queued on it is ordered later: an Array computed inside ``with cupy.cuda.Stream():`` may be
+    exported, read or viewed after that block, when its consumer must wait for the stream. So an
+    Array's ``_stream`` holds the object with the number, and everything that copies ``_stream``
+    (views, slices) keeps it too; handing the driver a destroyed stream is undefined behaviour.
+    """
+
+    stream: Any  # the cupy stream object; int subclasses take no __slots__
+
+    def __new__(cls, pointer: int, stream: Any) -> KeptStream:
+        number = super().__new__(cls, pointer)
+        number.stream = stream
+        return number
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
 
 
 def _null_stream_number(cupy: Any) -> int:

@@ -7,7 +7,9 @@ export makes its consumer wait for that stream. No GPU: cupy is tests/numpy_cupy
 
 from __future__ import annotations
 
+import gc
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -53,6 +55,38 @@ def test_results_computed_on_another_stream_are_ordered_on_it(monkeypatch: pytes
     result = x * 3
     assert result._stream == OTHER_STREAM and asked == [0]  # the stream of the result's own GPU
     assert x._stream == _cuda.LEGACY_DEFAULT_STREAM  # the operand keeps its own
+
+
+def test_a_stream_a_result_is_ordered_on_lives_as_long_as_the_result_and_its_views(cupy: Any) -> None:
+    """cupy destroys a stream when its object dies (cupy/cuda/stream.pyx:517-524), and the result of
+    ``with cupy.cuda.Stream():`` outlives that block: exported later, its consumer must wait for that
+    stream, so the stream must still exist. The result's ``_stream`` (an int, the stream's pointer)
+    holds the stream object; views and slices copy ``_stream``, and so keep it too."""
+    x = on_cuda([1.0, 2.0, 3.0])
+    stream = cupy.cuda.Stream(OTHER_STREAM)
+    with stream:
+        y = dlarray.sin(x)
+    alive = weakref.ref(stream)
+    del stream
+    gc.collect()
+    assert alive() is not None and y._stream == OTHER_STREAM and type(y._stream) is _cuda.KeptStream
+    assert y.__cuda_array_interface__["stream"] == OTHER_STREAM and repr(y._stream) == str(OTHER_STREAM)
+    views = [y[1:], y[::-1][1:]]
+    assert [view._stream for view in views] == [OTHER_STREAM] * 2
+    del y
+    gc.collect()
+    assert alive() is not None  # the slices hold it
+    del views
+    gc.collect()
+    assert alive() is None  # and nothing else does: the stream goes with the last Array on it
+
+
+def test_the_default_streams_are_plain_numbers(cupy: Any) -> None:
+    """The null, legacy and per-thread default streams are never destroyed: nothing is kept."""
+    x = on_cuda([1.0])
+    for stream in (cupy.cuda.Stream.null, cupy.cuda.Stream(1), cupy.cuda.Stream.ptds):
+        with stream:
+            assert type((x + 1)._stream) is int
 
 
 def test_a_result_on_a_gpu_not_seen_before_gets_its_interned_device() -> None:
