@@ -171,7 +171,16 @@ def test_a_copy_to_managed_memory_is_managed_memory(source: str) -> None:
     np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), np.arange(8.0))
 
 
-@pytest.mark.skipif(cupy.cuda.runtime.getDeviceCount() < 2, reason="needs two GPUs")
+def _gpu_count() -> int:
+    """The GPUs cupy reaches; 0 where it reaches none (cupy raises its CUDA error without a driver,
+    at collection, where conftest.py skips this folder)."""
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - cupy's CUDARuntimeError
+        return 0
+
+
+@pytest.mark.skipif(_gpu_count() < 2, reason="needs two GPUs")
 def test_copy_between_two_gpus() -> None:
     x = xp.asarray(np.arange(16.0), device="cuda:0")
     y = x.to_device("cuda:1")
