@@ -721,8 +721,12 @@ class Array:
     def _copy(self) -> Array:
         """A new, writable, C-contiguous copy on the same device."""
         if self._computable():
-            native = self._as_native()
-            return wrap(native.copy())
+            backend = self._device.backend
+            if backend.host_native:
+                return wrap(self._as_native().copy())
+            # cupy copies onto its current device, which may not be this array's: the backend's
+            # copy runs on this array's device
+            return wrap(backend.copy(self))
         return _copy_raw(self)
 
     # ---------------------------------------------------------------- pickling and copies

@@ -371,7 +371,8 @@ class CudaBackend(Backend):
     def copy(self, array: Array) -> Any:
         cupy = import_cupy(f"a copy on {array._device}", array._device.id)
         with cupy.cuda.Device(array._device.id):  # cupy copies onto its current device
-            return self.view(array).copy()
+            # the array's cupy array (a result's own, or its view, made once), as every function takes it
+            return array._as_native().copy()
 
     def placement(self, native: Any) -> tuple[Device, int]:
         device_id = native.data.device_id

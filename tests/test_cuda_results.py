@@ -7,6 +7,7 @@ export makes its consumer wait for that stream. No GPU: cupy is tests/numpy_cupy
 
 from __future__ import annotations
 
+import copy as pycopy
 import gc
 import types
 import weakref
@@ -87,6 +88,39 @@ def test_the_default_streams_are_plain_numbers(cupy: Any) -> None:
     for stream in (cupy.cuda.Stream.null, cupy.cuda.Stream(1), cupy.cuda.Stream.ptds):
         with stream:
             assert type((x + 1)._stream) is int
+
+
+def test_copies_are_made_on_the_arrays_own_gpu(cupy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cupy copies onto its current device (cupy/_core/core.pyx:885-887), which need not be the
+    array's: ``asarray(copy=True)``, ``astype(copy=True)`` and ``copy.copy``/``deepcopy`` copy inside
+    ``cupy.cuda.Device(array's id)`` (one GPU here: the copy is seen to run inside that block), of
+    results cupy made too (``copy.copy`` of one was a TypeError: its address was not read yet)."""
+    inside: list[int] = []
+
+    class RecordingDevice(cupy.cuda.Device):  # type: ignore[misc, name-defined]
+        def __enter__(self) -> Any:
+            inside.append(self.id)
+            return super().__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            inside.pop()
+
+    copied_inside: list[list[int]] = []
+    def copy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        copied_inside.append(list(inside))
+        return cupy.ndarray.__getattr__(self, "copy")(*args, **kwargs)  # numpy_cupy's method
+
+    monkeypatch.setattr(cupy.ndarray, "copy", copy, raising=False)
+    monkeypatch.setattr(cupy.cuda, "Device", RecordingDevice)
+    imported = on_cuda([1.0, 2.0])
+    for x in (imported, imported + 1):  # an imported array, and a result cupy made
+        for copy in (lambda: dlarray.asarray(x, copy=True), lambda: dlarray.astype(x, dlarray.float32, copy=True),
+                     lambda: pycopy.copy(x), lambda: pycopy.deepcopy(x)):
+            copied_inside.clear()
+            result = copy()
+            assert copied_inside == [[0]] and str(result.device) == "cuda:0"
+            assert result._native is not x._native
+            np.testing.assert_array_equal(result.to_device("cpu"), x.to_device("cpu"))
 
 
 def test_a_result_on_a_gpu_not_seen_before_gets_its_interned_device() -> None:
