@@ -62,7 +62,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         Device for the result. ``None``: where ``x`` is. Another device asks the producer for a
         copy there (``dl_device``), else the data is moved after the import.
     copy
-        ``True``: always copy. ``False``: never copy (`BufferError` if the producer would have to).
+        ``True``: always copy (made here where the producer refuses to, as cupy does on the
+        GPU). ``False``: never copy (`BufferError` if the producer would have to).
         ``None``: copy only if needed. numpy's bools count as bools; nothing else does.
 
     Returns
@@ -138,23 +139,25 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
             except TypeError:  # a producer from before DLPack 1.0: no keywords at all
                 capsule = method()
         else:
-            options: dict[str, Any] = {"copy": copy}
+            # What is asked, then what the producer may manage where it refuses that (BufferError),
+            # the rest done here below, as for an array, a numpy array or a capsule: the data
+            # where it is (numpy hands over only on the CPU), moved below; then as it is (cupy
+            # copies only to the CPU), copied below.
+            asked: list[dict[str, Any]] = [{"copy": copy}]
             if target is not None:
-                options["dl_device"] = (target.type, target.id)
-            try:
-                capsule = method(max_version=_DLPACK_VERSION, **options)
-            except TypeError:
-                capsule = method()  # it cannot honour dl_device/copy: done here below
-            except BufferError:
-                if target is None:
-                    raise
-                # It cannot hand the data over on that device (numpy: only the CPU): take it where
-                # it is and move it below, as for an array, a numpy array or a capsule.
-                del options["dl_device"]
+                asked.insert(0, {"copy": copy, "dl_device": (target.type, target.id)})
+            if copy:
+                asked.append({})
+            for attempt, options in enumerate(asked, 1):
                 try:
                     capsule = method(max_version=_DLPACK_VERSION, **options)
                 except TypeError:
-                    capsule = method()
+                    capsule = method()  # it cannot honour dl_device/copy: done here below
+                except BufferError:
+                    if attempt == len(asked):
+                        raise
+                    continue
+                break
         info, owner = consume_capsule(capsule)
         array = Array._from_tensor(info, owner)
         if info.is_copied:

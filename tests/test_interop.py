@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -146,6 +147,52 @@ def test_from_dlpack_copy_false_with_numpy() -> None:
     assert dlarray.from_dlpack(torch_tensor, copy=False).data_ptr == torch_tensor.data_ptr()
     copied = dlarray.from_dlpack(torch_tensor, copy=True)
     assert copied.data_ptr != torch_tensor.data_ptr()
+
+
+class CopiesOnlyToTheCpu:
+    """A producer that refuses ``copy=True`` on its own device, as cupy does for GPU arrays
+    (cupy/_core/core.pyx:360-365 at v14.2.0: "copy=True only supported for copy to CPU")."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.asked: list[dict[str, Any]] = []
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.array.__dlpack_device__()
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        self.asked.append({"dl_device": dl_device, "copy": copy})
+        if copy is True:
+            raise BufferError("copy=True only supported for copy to CPU.")
+        return self.array.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+
+
+@pytest.mark.parametrize("device", [None, "cpu"])
+def test_from_dlpack_copies_where_the_producer_cannot(device: str | None) -> None:
+    """copy=True asks for a copy: where the producer refuses to make it, dlarray takes the data as it
+    is and copies it (as it moves data a producer cannot hand over on the asked device)."""
+    source = np.arange(4.0)
+    producer = CopiesOnlyToTheCpu(source)
+    x = dlarray.from_dlpack(producer, copy=True, device=device)
+    assert x.data_ptr != _numpy_ptr(source) and not x.readonly
+    np.testing.assert_array_equal(np.asarray(x), source)
+    asked = [{"dl_device": (1, 0), "copy": True}] if device else []
+    assert producer.asked == [*asked, {"dl_device": None, "copy": True}, {"dl_device": None, "copy": None}]
+    producer.asked.clear()
+    assert dlarray.from_dlpack(producer, copy=False).data_ptr == _numpy_ptr(source)  # no copy asked: none made
+    assert producer.asked == [{"dl_device": None, "copy": False}]
+
+
+def test_from_dlpack_passes_on_a_refusal_of_the_data_itself() -> None:
+    """A producer that refuses even the plain export: its BufferError, whatever was asked."""
+    class Refusing(CopiesOnlyToTheCpu):
+        def __dlpack__(self, **options: Any) -> Any:
+            raise BufferError("this buffer cannot be exported")
+
+    for options in ({}, {"copy": True}, {"copy": True, "device": "cpu"}, {"copy": False}):
+        with pytest.raises(BufferError, match="cannot be exported"):
+            dlarray.from_dlpack(Refusing(np.arange(3.0)), **options)
 
 
 def test_namespace_and_device() -> None:
