@@ -100,6 +100,7 @@ def install_stand_in() -> tuple[Any, Any]:
                 pass
     cupy.__path__ = []  # a package, for array_api_compat's `from cupy.cuda.device import Device`
     sys.modules["cupy"] = cupy
+    sys.modules["cupyx"] = numpy_cupy.cupyx
     for sub in ("cuda", "fft", "linalg"):
         module = types.ModuleType(f"cupy.{sub}")
         module.__dict__.update(vars(getattr(numpy_cupy, sub)))

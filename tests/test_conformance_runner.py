@@ -292,8 +292,12 @@ def test_the_simulated_cuda_site_computes_cuda_arrays_with_numpy_cupy() -> None:
         "from dlarray import _cuda\n"
         "x = xp.sin(xp.asarray([0.0, -0.0]))\n"
         "print(x.device, type(x._native).__module__, sys.modules['cupy'].__name__, _cuda._driver_state)\n"
+        "try:\n"
+        "    xp.linalg.inv(xp.zeros((2, 2)))\n"  # checked under the stand-in's cupyx.errstate
+        "except Exception as error:\n"
+        "    print(type(error).__name__)\n"
     )
     env = {**os.environ, "DLARRAY_DEFAULT_DEVICE": "cuda:0",
            "PYTHONPATH": f"{ROOT / 'conformance' / 'simulated_cuda'}{os.pathsep}{ROOT}"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.split() == ["cuda:0", "numpy_cupy", "numpy_cupy", "[None]"]
+    assert out.stdout.split() == ["cuda:0", "numpy_cupy", "numpy_cupy", "[None]", "LinAlgError"]
