@@ -224,6 +224,12 @@ class KeptStream(int):
     def __repr__(self) -> str:
         return int.__repr__(self)
 
+    def __reduce__(self) -> tuple[type[int], tuple[int]]:
+        # copied or pickled (a __cuda_array_interface__ dict holds one) as the plain number: int's
+        # own reduction would call KeptStream(pointer) without its stream, and a stream object
+        # belongs to this process
+        return int, (int(self),)
+
 
 def _null_stream_number(cupy: Any) -> int:
     # cupy_backends/cuda/stream.pyx (v14.2.0, lines 10-11 and 40-42): per-thread mode is

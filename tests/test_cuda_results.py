@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy as pycopy
 import gc
+import json
+import pickle
 import types
 import weakref
 from typing import Any
@@ -80,6 +82,22 @@ def test_a_stream_a_result_is_ordered_on_lives_as_long_as_the_result_and_its_vie
     del views
     gc.collect()
     assert alive() is None  # and nothing else does: the stream goes with the last Array on it
+
+
+def test_a_kept_stream_is_copied_and_pickled_as_its_number(cupy: Any) -> None:
+    """A ``__cuda_array_interface__`` dict (its ``stream``) may be copied, deep-copied, pickled or
+    written as JSON: each gives the plain number (int's own reduction would call
+    ``KeptStream(pointer)`` without its stream object, a TypeError)."""
+    x = on_cuda([1.0, 2.0])
+    with cupy.cuda.Stream(OTHER_STREAM):
+        y = x * 2
+    interface = y.__cuda_array_interface__
+    assert type(interface["stream"]) is _cuda.KeptStream
+    for copied in (pycopy.copy(interface), pycopy.deepcopy(interface), pickle.loads(pickle.dumps(interface)),
+                   json.loads(json.dumps(interface))):
+        assert copied["stream"] == OTHER_STREAM
+    for stream in (pycopy.copy(y._stream), pycopy.deepcopy(y._stream), pickle.loads(pickle.dumps(y._stream))):
+        assert stream == OTHER_STREAM and type(stream) is int
 
 
 def test_the_default_streams_are_plain_numbers(cupy: Any) -> None:
