@@ -1476,10 +1476,6 @@ def _moved(native: Any, target: Device, stream: Any) -> Array:
     moved = wrap(native)
     if stream is not None and target.backend.orders_streams:
         moved._stream = target.backend.copy_stream_number(stream)
-    if target.type == DLDeviceType.CUDA_MANAGED:
-        # cupy's placement names the GPU of any cupy array; this one is in the managed memory
-        # the CUDA backend allocated for the target (cupy arrays do not say which kind they hold)
-        moved._device = target
     return moved
 
 

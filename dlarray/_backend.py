@@ -321,7 +321,7 @@ class CudaBackend(Backend):
     def __init__(self) -> None:
         self._cupy: Any = None  # the cupy module the namespace below was built from
         self._namespace: Any = None
-        self._unowned_memory: type | None = None  # cupy.cuda.UnownedMemory, once view() made one
+        self._unowned_memory: type | None = None  # cupy.cuda.UnownedMemory, once dlarray made one
 
     @property
     def xp(self) -> Any:
@@ -359,8 +359,12 @@ class CudaBackend(Backend):
                 else:
                     high += reach
         # owned by what keeps the Array's memory alive (not the Array: it caches this view); for
-        # read-only memory, through a marker that describe() finds in every view cupy makes of it
-        owner = array._owner if not array._flags_now() & _READ_ONLY else ReadOnlyMemoryOwner(array._owner)
+        # read-only or managed memory, through a marker that describe() and placement() find in
+        # every view cupy makes of it
+        read_only = array._flags_now() & _READ_ONLY
+        device = array._device
+        owner = (array._owner if not read_only and device.type == _CUDA_KIND
+                 else MarkedMemoryOwner(array._owner, device, read_only))
         with cupy.cuda.Device(device_id):
             _cuda.order(array._stream, _cuda.cupy_current_stream(cupy, device_id), device_id)
             memory = cupy.cuda.UnownedMemory(low, high - low, owner, device_id)
@@ -375,22 +379,27 @@ class CudaBackend(Backend):
             return array._as_native().copy()
 
     def placement(self, native: Any) -> tuple[Device, int]:
-        device_id = native.data.device_id
+        data = native.data
+        device_id = data.device_id
         # cupy queued the work that makes this result on its current stream
         stream = _cuda.cupy_current_stream(sys.modules["cupy"], device_id)
+        memory = data.mem
+        if type(memory) is self._unowned_memory and type(memory._owner) is MarkedMemoryOwner:
+            return memory._owner.device, stream  # a view of managed memory stays managed (see describe)
         try:  # the interned device read directly: this runs for every result computed on a GPU
             return _interned_devices[_CUDA_KIND, device_id], stream
         except KeyError:
             return device_of(DLDeviceType.CUDA, device_id), stream
 
     def describe(self, native: Any) -> tuple[int, int]:
-        # cupy has no read-only arrays (cupy/_core/core.pyx:462): a view of read-only memory is
-        # recognised by the memory object it shares with the view made of it (MemoryPointer.mem;
-        # cupy's views keep their base's), whose owner view() marked
+        # cupy has no read-only arrays (cupy/_core/core.pyx:462) and does not say which memory
+        # kind an array is in: a view of read-only or managed memory is recognised by the memory
+        # object it shares with the view made of it (MemoryPointer.mem; cupy's views keep their
+        # base's), whose owner view() or _managed_array() marked
         data = native.data
         memory = data.mem
-        if type(memory) is self._unowned_memory and type(memory._owner) is ReadOnlyMemoryOwner:
-            return data.ptr, _READ_ONLY
+        if type(memory) is self._unowned_memory and type(memory._owner) is MarkedMemoryOwner:
+            return data.ptr, memory._owner.flags
         return data.ptr, 0
 
     def to_host(self, native: Any, stream: int) -> np.ndarray:
@@ -442,7 +451,7 @@ class CudaBackend(Backend):
             cupy.cuda.get_current_stream().synchronize()  # the copy runs on the target's stream
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
             if target.type == DLDeviceType.CUDA_MANAGED:
-                result = _managed_array(cupy, contiguous.shape, contiguous.dtype)
+                result = self._managed_array(cupy, target, contiguous.shape, contiguous.dtype)
             else:
                 result = cupy.empty(contiguous.shape, contiguous.dtype)
             if result.nbytes:
@@ -454,33 +463,38 @@ class CudaBackend(Backend):
         with cupy.cuda.Device(target.id), _copy_stream(cupy, stream):
             values = host_view(array)
             if target.type == DLDeviceType.CUDA_MANAGED:
-                result = _managed_array(cupy, values.shape, values.dtype)
+                result = self._managed_array(cupy, target, values.shape, values.dtype)
                 if result.nbytes:
                     result.set(values)  # on the current stream, bytes as they are
                 return result
             # the namespace's asarray: cupy's own would write a 0-d -0.0 as +0.0 (its fill)
             return self.xp.asarray(values)
 
+    def _managed_array(self, cupy: Any, device: Device, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A new C-contiguous cupy array in CUDA managed memory on ``device`` (the current one;
+        cupy's allocations, cupy.empty included, are device memory), marked as managed memory
+        so that it and the views cupy makes of it are placed on ``device``."""
+        size = dtype.itemsize
+        for extent in shape:
+            size *= extent
+        allocation = cupy.cuda.malloc_managed(size)  # a MemoryPointer; its memory frees the allocation
+        memory = cupy.cuda.UnownedMemory(allocation.ptr, size, MarkedMemoryOwner(allocation, device, 0), device.id)
+        self._unowned_memory = type(memory)
+        return cupy.ndarray(shape, dtype, cupy.cuda.MemoryPointer(memory, 0))
 
-def _managed_array(cupy: Any, shape: tuple[int, ...], dtype: Any) -> Any:
-    """A new C-contiguous cupy array in CUDA managed memory on the current device (cupy's
-    allocations, cupy.empty included, are device memory). Its Array is placed on the GPU like
-    any cupy array; ``to_device`` labels it managed (``_array._moved``)."""
-    size = dtype.itemsize
-    for extent in shape:
-        size *= extent
-    return cupy.ndarray(shape, dtype, cupy.cuda.malloc_managed(size))
 
+class MarkedMemoryOwner:
+    """The owner cupy keeps for memory dlarray wraps that is more than plain device memory:
+    read-only (``flags``: DLPack's READ_ONLY), or CUDA managed memory (``device``), which a cupy
+    array cannot say. It keeps ``owner`` (what keeps the memory alive) alive; views cupy makes
+    share its memory object, and so this owner (``CudaBackend.describe`` and ``placement``)."""
 
-class ReadOnlyMemoryOwner:
-    """The owner cupy keeps for a view of a read-only Array's device memory: it keeps the Array's
-    owner alive, and says the memory is read-only, which a cupy array cannot say; views cupy
-    makes of that view share its memory object, and so this owner (``CudaBackend.describe``)."""
+    __slots__ = ("owner", "device", "flags")
 
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: Any) -> None:
+    def __init__(self, owner: Any, device: Device, flags: int) -> None:
         self.owner = owner
+        self.device = device
+        self.flags = flags
 
 
 class RocmBackend(Backend):

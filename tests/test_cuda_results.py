@@ -142,7 +142,7 @@ def test_copies_are_made_on_the_arrays_own_gpu(cupy: Any, monkeypatch: pytest.Mo
 
 
 def test_a_result_on_a_gpu_not_seen_before_gets_its_interned_device() -> None:
-    native = types.SimpleNamespace(data=types.SimpleNamespace(device_id=97))
+    native = types.SimpleNamespace(data=types.SimpleNamespace(device_id=97, mem=None))
     device, stream = _backend.CUDA.placement(native)
     assert (device.type, device.id, stream) == (DLDeviceType.CUDA, 97, _cuda.LEGACY_DEFAULT_STREAM)
     assert device is device_of(DLDeviceType.CUDA, 97)
@@ -212,3 +212,19 @@ def test_a_copy_to_managed_memory_is_managed_memory(cupy: Any, source: str) -> N
     assert str((y + 1).device) == "cuda:0"  # new memory cupy allocates is the GPU's
     capsule = x.__dlpack__(dl_device=(int(DLDeviceType.CUDA_MANAGED), 0), max_version=(1, 0))
     assert dlarray.from_dlpack(capsule).device == y.device
+
+
+@pytest.mark.parametrize("made_by", ["to_device", "an import"])
+def test_views_cupy_makes_of_managed_memory_are_managed_memory(cupy: Any, made_by: str) -> None:
+    """reshape, flip, permute_dims... of a managed array are cupy views of its memory: managed
+    memory, on the array's device, as dlarray's own slices are (they were placed on cuda:0, so
+    that ``y + xp.flip(y)`` raised 'arrays are on different devices')."""
+    x = dlarray.asarray(np.arange(6.0), device="cuda:0")
+    if made_by == "to_device":
+        y = x.to_device("cuda_managed:0")
+    else:
+        y = dlarray.from_dlpack(x.__dlpack__(dl_device=(int(DLDeviceType.CUDA_MANAGED), 0), max_version=(1, 0)))
+    for view in (dlarray.reshape(y, (2, 3)), dlarray.flip(y), dlarray.reshape(y, (3, 2)).mT,
+                 dlarray.permute_dims(dlarray.reshape(y, (2, 3)), (1, 0))[1:]):
+        assert str(view.device) == "cuda_managed:0" and not view.readonly
+    np.testing.assert_array_equal(np.asarray((y + dlarray.flip(y)).to_device("cpu")), np.full(6, 5.0))
