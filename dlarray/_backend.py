@@ -373,10 +373,17 @@ class CudaBackend(Backend):
             return cupy.ndarray(array._shape, numpy_dtype, pointer, strides)
 
     def copy(self, array: Array) -> Any:
-        cupy = import_cupy(f"a copy on {array._device}", array._device.id)
-        with cupy.cuda.Device(array._device.id):  # cupy copies onto its current device
+        device = array._device
+        cupy = import_cupy(f"a copy on {device}", device.id)
+        with cupy.cuda.Device(device.id):  # cupy copies onto its current device
             # the array's cupy array (a result's own, or its view, made once), as every function takes it
-            return array._as_native().copy()
+            native = array._as_native()
+            if device.type == _CUDA_KIND:
+                return native.copy()
+            # managed memory: so is the copy (cupy's copy allocates device memory)
+            result = self._managed_array(cupy, device, native.shape, native.dtype)
+            result[...] = native
+            return result
 
     def placement(self, native: Any) -> tuple[Device, int]:
         data = native.data

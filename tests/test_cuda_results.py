@@ -228,3 +228,19 @@ def test_views_cupy_makes_of_managed_memory_are_managed_memory(cupy: Any, made_b
                  dlarray.permute_dims(dlarray.reshape(y, (2, 3)), (1, 0))[1:]):
         assert str(view.device) == "cuda_managed:0" and not view.readonly
     np.testing.assert_array_equal(np.asarray((y + dlarray.flip(y)).to_device("cpu")), np.full(6, 5.0))
+
+
+def test_copies_of_managed_memory_are_managed_memory(cupy: Any) -> None:
+    """asarray/astype(copy=True), from_dlpack(copy=True) and __dlpack__(copy=True) copy on the
+    array's device: for a cuda_managed array, into managed memory (cupy's own copy allocates device
+    memory, which was labelled cuda:0; the capsule then named CUDA while __dlpack_device__ said
+    CUDA_MANAGED)."""
+    y = dlarray.asarray(np.arange(4.0)[::-1]).to_device("cuda_managed:0")[::2]
+    cupy.calls.clear()
+    copies = [dlarray.asarray(y, copy=True), dlarray.astype(y, dlarray.float64, copy=True),
+              dlarray.from_dlpack(y, copy=True), dlarray.from_dlpack(y.__dlpack__(copy=True, max_version=(1, 0)))]
+    assert cupy.calls.count("cuda.malloc_managed") == 4
+    for copied in copies:
+        assert str(copied.device) == "cuda_managed:0" and copied.data_ptr != y.data_ptr
+        assert copied.strides == (1,) and not copied.readonly
+        np.testing.assert_array_equal(np.asarray(copied.to_device("cpu")), [3.0, 1.0])
