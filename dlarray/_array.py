@@ -1481,7 +1481,7 @@ def _moved(native: Any, target: Device, stream: Any) -> Array:
 
 def _copy_stream_argument(stream: Any, source: Device, target: Device) -> None:
     """Check ``to_device``'s ``stream`` (not None) before anything is moved, or not moved."""
-    if not (hasattr(stream, "ptr") and hasattr(stream, "__enter__")):  # not a cupy stream object
+    if not _cuda.is_cupy_stream(stream):
         if type(stream) is bool or not isinstance(stream, int):
             raise TypeError(f"stream must be None, an int or a cupy stream, got {type(stream).__name__}")
         if source.backend.cuda_streams or target.backend.cuda_streams:

@@ -435,7 +435,7 @@ class CudaBackend(Backend):
     def copy_stream_number(self, stream: Any) -> int:
         """The DLPack integer of the stream a copy given ``stream`` (a checked ``to_device``
         argument, not None) runs on: what its result is ordered on."""
-        if hasattr(stream, "ptr") and hasattr(stream, "__enter__"):  # a cupy stream object
+        if _cuda.is_cupy_stream(stream):
             return _cuda.cupy_stream_number(import_cupy("a copy on a cupy stream"), stream)
         return _cuda.consumer_stream(stream)
 
@@ -555,8 +555,8 @@ def _copy_stream(cupy: Any, stream: Any) -> Any:
     """A context that makes ``stream`` cupy's current stream (``None``: leave it as it is)."""
     if stream is None:
         return contextlib.nullcontext()
-    if hasattr(stream, "ptr") and hasattr(stream, "__enter__"):
-        return stream  # a cupy stream object
+    if _cuda.is_cupy_stream(stream):
+        return stream
     number = _cuda.consumer_stream(stream)
     if number == _cuda.NO_SYNC:
         raise ValueError("stream=-1 (no synchronization) cannot run a copy; pass a stream or None")

@@ -180,6 +180,12 @@ def _primary_context(lib: Any, device_id: int) -> int:
     return context
 
 
+def is_cupy_stream(stream: Any) -> bool:
+    """Whether ``stream`` is a cupy stream object (``with stream:`` makes it cupy's current one),
+    as ``to_device`` takes one, rather than DLPack's integer for a stream."""
+    return hasattr(stream, "ptr") and hasattr(stream, "__enter__")
+
+
 def cupy_current_stream(cupy: Any, device_id: int) -> int:
     """cupy's current stream on ``device_id`` as a DLPack stream integer (see :func:`cupy_stream_number`)."""
     # no device switch: cupy keeps a current stream per device
