@@ -167,8 +167,14 @@ def test_a_copy_to_managed_memory_is_managed_memory(source: str) -> None:
     x = xp.asarray(np.arange(8.0), device=source)
     y = x.to_device("cuda_managed:0")
     assert str(y.device) == "cuda_managed:0"
-    assert isinstance(y._as_native().data.mem, cupy.cuda.memory.ManagedMemory)
+    # the driver's word on the memory kind (dlarray wraps the allocation, marked as managed)
+    managed = cupy.cuda.runtime.memoryTypeManaged
+    assert cupy.cuda.runtime.pointerGetAttributes(y.data_ptr).type == managed
     np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), np.arange(8.0))
+    for view_or_copy in (xp.flip(y), xp.reshape(y, (2, 4)), xp.asarray(y, copy=True)):
+        assert str(view_or_copy.device) == "cuda_managed:0"
+        assert cupy.cuda.runtime.pointerGetAttributes(view_or_copy.data_ptr).type == managed
+    np.testing.assert_array_equal(np.asarray((y + xp.flip(y)).to_device("cpu")), np.full(8, 7.0))
 
 
 def _gpu_count() -> int:
