@@ -1324,6 +1324,14 @@ class Array:
             raise ValueError("assignment destination is read-only")
         if self._native is not None or self._computable():
             setitem(self, key, value)
+        elif self._dtype.numpy_dtype is not None:
+            # a dtype the backends compute with, on a device where none does here (CUDA without
+            # cupy or a GPU, ROCm): the backend's reason, not raw_setitem's (it writes extra formats)
+            try:
+                self._as_native()
+            except BackendUnavailable as exc:
+                raise TypeError(f"cannot assign into an array on {self._device}: {exc}") from None
+            setitem(self, key, value)
         else:
             raw_setitem(self, key, value)
 

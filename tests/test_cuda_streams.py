@@ -294,6 +294,9 @@ def test_cuda_copies_without_cupy_name_what_is_missing() -> None:
                     lambda: dlarray.ones(3, device="cuda:0")):
         with pytest.raises(TypeError, match=r"needs cupy: install dlarray with its cuda12 or cuda13 extra"):
             attempt()
+    for value in (1.0, x[0]):  # the backend's reason, not that of the extra float formats' path
+        with pytest.raises(TypeError, match=r"cannot assign into an array on cuda:0: .* needs cupy: install"):
+            x[0] = value
     with pytest.raises(BufferError, match="cannot export to cpu"):
         x.__dlpack__(dl_device=(1, 0), max_version=(1, 3))
     with pytest.raises(BufferError, match="copy=False"):
