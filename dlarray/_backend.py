@@ -531,7 +531,7 @@ def import_cupy(purpose: str, device_id: int = 0) -> Any:
             f"{purpose} needs cupy: install dlarray with its cuda12 or cuda13 extra "
             f"(pip install '.[cuda12]' in a checkout)"
         ) from None
-    count, why = _cuda_devices_of.get(cupy) or _count_cuda_devices(cupy)
+    count, why = cuda_device_count(cupy)
     if device_id >= count:
         raise BackendUnavailable(f"{purpose} needs CUDA device {device_id}: {why}")
     return cupy
@@ -540,8 +540,21 @@ def import_cupy(purpose: str, device_id: int = 0) -> Any:
 _cuda_devices_of: dict[Any, tuple[int, str]] = {}  # cupy module -> (device count, what it found)
 
 
-def _count_cuda_devices(cupy: Any) -> tuple[int, str]:
-    """``(count, description)`` of the CUDA devices ``cupy`` reaches (0 without a driver)."""
+def cuda_device_count(cupy: Any) -> tuple[int, str]:
+    """``(count, description)`` of the CUDA devices ``cupy`` reaches (0 without a driver or a
+    GPU, where cupy raises its CUDARuntimeError), asked once per cupy module.
+
+    Examples
+    --------
+    On a machine with cupy (here: none, a description of what cupy found):
+
+    >>> import cupy  # doctest: +SKIP
+    >>> cuda_device_count(cupy)  # doctest: +SKIP
+    (1, 'cupy 14.2.0 finds 1 CUDA device')
+    """
+    known = _cuda_devices_of.get(cupy)
+    if known is not None:
+        return known
     version = getattr(cupy, "__version__", "")
     try:
         count = int(cupy.cuda.runtime.getDeviceCount())

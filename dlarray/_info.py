@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ._backend import cuda_device_count
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device, device_of
 from ._dlpack import DLDeviceType
 from ._dtypes import ARRAY_API_DTYPES, DType, complex128, float64, int64
@@ -47,10 +48,7 @@ def _devices() -> tuple[Device, ...]:
         import cupy  # optional: CUDA support
     except ImportError:
         return tuple(found)
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # noqa: BLE001 - cupy's CUDA errors (no driver, no GPU): CPU only
-        count = 0
+    count, _ = cuda_device_count(cupy)  # 0 without a driver or a GPU: CPU only
     found.extend(device_of(DLDeviceType.CUDA, index) for index in range(count))
     return tuple(found)
 

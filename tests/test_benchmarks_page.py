@@ -189,11 +189,18 @@ def _cuda_json(folder: Path) -> None:
     )
 
 
+def _rendered_section(folder: Path, monkeypatch: pytest.MonkeyPatch, title: str) -> str:
+    """The benchmarks page's section ``title``, rendered from the result files in ``folder``;
+    it must not say that it was not measured."""
+    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(folder))
+    section = bench_page.benchmark_results(PAGE).split(f"### {title}")[1].split("\n### ")[0]
+    assert "Not measured yet" not in section
+    return section
+
+
 def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _cuda_json(tmp_path)
-    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(tmp_path))
-    cuda = bench_page.benchmark_results(PAGE).split("### CUDA hand-offs")[1]
-    assert "Not measured yet" not in cuda
+    cuda = _rendered_section(tmp_path, monkeypatch, "CUDA hand-offs")
     assert "GPU: Some GPU" in cuda and "Machine: Some CPU, 8 logical CPUs" in cuda
     assert "| operation (median µs) | 10 | 10⁵ |" in cuda
     assert "| `import: dlarray.from_dlpack(torch)` | 4.25 | 4.5 |" in cuda
@@ -265,10 +272,7 @@ def _sklearn_cuda_json(folder: Path) -> dict[str, Any]:
 
 def test_sklearn_gpu_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _sklearn_cuda_json(tmp_path)
-    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(tmp_path))
-    text = bench_page.benchmark_results(PAGE)
-    section = text.split("### scikit-learn fits on a CUDA GPU")[1].split("\n### ")[0]
-    assert "Not measured yet" not in section
+    section = _rendered_section(tmp_path, monkeypatch, "scikit-learn fits on a CUDA GPU")
     assert "by `benchmarks/bench_sklearn.py --device cuda:0`" in section
     assert "on the GPU (Some GPU) by cupy and dlarray, on the CPU by numpy" in section
     assert "| estimator | numpy ms | cupy ms | dlarray ms | dlarray / cupy |" in section
