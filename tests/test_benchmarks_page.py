@@ -198,18 +198,28 @@ def _rendered_section(folder: Path, monkeypatch: pytest.MonkeyPatch, title: str)
     return section
 
 
+def _assert_shows(section: str, *fragments: str) -> None:
+    """Each fragment appears in the rendered section."""
+    for fragment in fragments:
+        assert fragment in section
+
+
 def test_cuda_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _cuda_json(tmp_path)
     cuda = _rendered_section(tmp_path, monkeypatch, "CUDA hand-offs")
-    assert "GPU: Some GPU" in cuda and "Machine: Some CPU, 8 logical CPUs" in cuda
-    assert "| operation (median µs) | 10 | 10⁵ |" in cuda
-    assert "| `import: dlarray.from_dlpack(torch)` | 4.25 | 4.5 |" in cuda
-    assert "| `import: cupy.from_dlpack(torch)` | 6.75 | n/a |" in cuda
-    assert "| operation (median µs) | small | large |" in cuda
-    assert "| `compute x + y: array_api_compat.cupy` | 12.5 | 412 |" in cuda
-    assert "| import ratio | 0.63 | <= 1 |" in cuda
-    assert "compat.cupy's `x + y`, `sum(x)` are cupy's own function (compat adds no code)" in cuda
-    assert "no plot: `cuda.png` was not drawn" in cuda
+    _assert_shows(
+        cuda,
+        "GPU: Some GPU",
+        "Machine: Some CPU, 8 logical CPUs",
+        "| operation (median µs) | 10 | 10⁵ |",
+        "| `import: dlarray.from_dlpack(torch)` | 4.25 | 4.5 |",
+        "| `import: cupy.from_dlpack(torch)` | 6.75 | n/a |",
+        "| operation (median µs) | small | large |",
+        "| `compute x + y: array_api_compat.cupy` | 12.5 | 412 |",
+        "| import ratio | 0.63 | <= 1 |",
+        "compat.cupy's `x + y`, `sum(x)` are cupy's own function (compat adds no code)",
+        "no plot: `cuda.png` was not drawn",
+    )
 
 
 @needs_matplotlib
@@ -273,13 +283,16 @@ def _sklearn_cuda_json(folder: Path) -> dict[str, Any]:
 def test_sklearn_gpu_result_is_rendered_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _sklearn_cuda_json(tmp_path)
     section = _rendered_section(tmp_path, monkeypatch, "scikit-learn fits on a CUDA GPU")
-    assert "by `benchmarks/bench_sklearn.py --device cuda:0`" in section
-    assert "on the GPU (Some GPU) by cupy and dlarray, on the CPU by numpy" in section
-    assert "| estimator | numpy ms | cupy ms | dlarray ms | dlarray / cupy |" in section
-    assert "| `PCA()` | 26.5 | 5.25 | 5.5 | 1.05 " in section
-    assert "| `Ridge()` | 30.5 | 4 | 5 | 1.25 " in section
-    assert "| all estimators together (sum of fit times): dlarray / cupy | 1.08 | <= 1.1 |" in section
-    assert "no plot: `sklearn_cuda.png` was not drawn" in section
+    _assert_shows(
+        section,
+        "by `benchmarks/bench_sklearn.py --device cuda:0`",
+        "on the GPU (Some GPU) by cupy and dlarray, on the CPU by numpy",
+        "| estimator | numpy ms | cupy ms | dlarray ms | dlarray / cupy |",
+        "| `PCA()` | 26.5 | 5.25 | 5.5 | 1.05 ",
+        "| `Ridge()` | 30.5 | 4 | 5 | 1.25 ",
+        "| all estimators together (sum of fit times): dlarray / cupy | 1.08 | <= 1.1 |",
+        "no plot: `sklearn_cuda.png` was not drawn",
+    )
 
 
 def test_sklearn_cpu_result_without_a_library_list_keeps_its_columns() -> None:
