@@ -1030,9 +1030,10 @@ class Array:
         [3, 1, 2]
         """
         if not self.shape:
+            # raised here, at iter(), not at the first next(): a generator would make a 0-d array
+            # look iterable (np.iterable(x) is True for it)
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return map(self.__getitem__, range(self.shape[0]))
 
     def _printable(self) -> Any:
         """The values as a host numpy array, for printing: bfloat16 and the float8/6/4 formats

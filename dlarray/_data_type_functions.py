@@ -263,9 +263,10 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
     Raises
     ------
     TypeError
-        ``x`` is not an Array; ``dtype`` is not a dtype; a complex array cast to a real or bool
+        ``x`` is not an Array; ``dtype`` is not a dtype; a complex array cast to a real
         dtype: the standard does not permit dropping the imaginary part implicitly; take
-        ``real(x)`` or ``imag(x)`` first.
+        ``real(x)`` or ``imag(x)`` first. (Complex to ``bool`` is defined: ``0 + 0j`` is False,
+        any other value True.)
 
     Examples
     --------
@@ -281,7 +282,8 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
         raise TypeError(f"astype() expects an Array, got {type(x).__name__}")
     target = _dtype_argument(dtype, "dtype")
     source = x._dtype
-    if source.kind == "complex floating" and target.kind != "complex floating":
+    # complex -> real is refused by the standard; complex -> bool is defined: 0 + 0j is False
+    if source.kind == "complex floating" and target.kind not in ("complex floating", "bool"):
         raise TypeError(
             f"casting a complex array to {target} would drop the imaginary part; "
             f"use real(x) or imag(x) first"

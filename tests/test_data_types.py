@@ -176,7 +176,7 @@ def test_limits_errors() -> None:
 )
 def test_astype_matches_numpy(a, target) -> None:
     x = xp.asarray(a)
-    if a.dtype.kind == "c" and not target.startswith("complex"):
+    if a.dtype.kind == "c" and not target.startswith("complex") and target != "bool":
         with pytest.raises(TypeError, match="real"):
             xp.astype(x, getattr(xp, target))
         return
@@ -190,6 +190,14 @@ def test_astype_matches_numpy(a, target) -> None:
         np.testing.assert_array_equal(np.asarray(out)[finite], expected[finite])
     else:
         np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_complex_to_bool_is_nonzero_and_complex_to_real_is_refused() -> None:
+    z = xp.asarray([0j, -0.0 - 0j, 1j, 2 + 0j, complex("nan")])
+    assert np.asarray(xp.astype(z, xp.bool)).tolist() == [False, False, True, True, True]
+    for target in (xp.float64, xp.int32, xp.bfloat16):
+        with pytest.raises(TypeError, match="imaginary"):
+            xp.astype(z, target)
 
 
 def test_astype_copy_and_device() -> None:
