@@ -849,8 +849,6 @@ class Array:
         return _independent_copy(self)
 
     def _scalar(self, kind: type) -> Any:
-        if self.ndim != 0 and self.size != 1:
-            raise TypeError(f"only 1-element arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
         if self.ndim != 0:
             raise TypeError(f"only 0-d arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
         value = self._host_native().item()

@@ -129,8 +129,22 @@ def test_isdtype_matches_the_standard(name) -> None:
 
 def test_isdtype_extra_dtypes_and_errors() -> None:
     for name in EXTRA:
-        assert not xp.isdtype(getattr(xp, name), tuple(KINDS))  # not Array API dtypes
+        expected = name == "float16"  # real floating, as in numpy and torch; the others: no kind
+        assert xp.isdtype(getattr(xp, name), tuple(KINDS)) is expected
         assert xp.isdtype(getattr(xp, name), getattr(xp, name))
+    assert xp.isdtype(xp.float16, "real floating") and xp.isdtype(xp.float16, "numeric")
+    assert not xp.isdtype(xp.bfloat16, "real floating")
+
+
+def test_float16_promotes_as_in_numpy() -> None:
+    half = xp.asarray([1.0, 2.0], dtype=xp.float16)
+    for other, expected in [(xp.float32, xp.float32), (xp.float64, xp.float64), (xp.int8, xp.float16),
+                            (xp.complex64, xp.complex64), (xp.complex128, xp.complex128)]:
+        assert xp.result_type(xp.float16, other) == expected
+        assert (half + xp.ones(2, dtype=other)).dtype == expected
+    assert (half * 2.5).dtype == xp.float16 and (half + 1j).dtype == xp.complex64
+    assert xp.finfo(xp.float16).bits == 16
+    assert "float16" not in xp.__array_namespace_info__().dtypes()  # the standard does not name it
     with pytest.raises(ValueError):
         xp.isdtype(xp.int8, "integer")
     with pytest.raises(TypeError):
