@@ -42,9 +42,8 @@ ALLOWED = RULE + NAMED_BY_PYTHON_OR_STANDARD
 PROTOCOL_EXCEPTIONS = {
     # hasattr(x, "__cuda_array_interface__") must be False off CUDA: the attribute protocol
     AttributeError: {"_array.py"},
-    # the struct layouts disagree with this platform's C compiler: the package cannot be imported;
     # the conformance kit's command line names a library that cannot be imported
-    ImportError: {"_structs.py", "_cli.py"},
+    ImportError: {"_cli.py"},
     # ``report[name]`` of the conformance kit's Report: the mapping protocol
     KeyError: {"_report.py"},
     # the operating system (mmap/mprotect) or the CUDA runtime refused a resource the conformance
