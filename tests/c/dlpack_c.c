@@ -125,21 +125,17 @@ typedef struct {
     int64_t strides[2];
 } Matrix;
 
-static void delete_versioned(DLManagedTensorVersioned *self) {
+/* both deleters: count the call, free the matrix and the struct itself */
+static void release(void *managed, Matrix *matrix) {
     deleter_call_count++;
-    Matrix *matrix = self->manager_ctx;
     free(matrix->values);
     free(matrix);
-    free(self);
+    free(managed);
 }
 
-static void delete_legacy(DLManagedTensor *self) {
-    deleter_call_count++;
-    Matrix *matrix = self->manager_ctx;
-    free(matrix->values);
-    free(matrix);
-    free(self);
-}
+static void delete_versioned(DLManagedTensorVersioned *self) { release(self, self->manager_ctx); }
+
+static void delete_legacy(DLManagedTensor *self) { release(self, self->manager_ctx); }
 
 /* the capsule's destructor: the deleter runs only if nobody consumed the capsule */
 static void capsule_destructor(PyObject *capsule) {
