@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.exceptions import AxisError
 
-from ._array import Array, from_bits, wrap
+from ._array import Array, from_bits, scalar_operand, wrap
 from ._devices import devices_differ
 from ._backend import BackendUnavailable
 from ._dtypes import INTEGER_KINDS
@@ -22,7 +22,7 @@ from ._storage import bits_view
 __all__ = [
     "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "backend_arrays", "index_result", "normalize_axes",
     "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of", "backend_function",
-    "scalar_value", "scalar_device",
+    "scalar_value", "scalar_device", "operand",
 ]
 
 Axis = int | tuple[int, ...] | None
@@ -82,6 +82,27 @@ def same_device(name: str, first: Array, *others: Any) -> None:
             raise ValueError(devices_differ(first._device, other._device, f"{name}(): arrays"))
 
 
+def operand(value: Any, device: Any, what: str) -> Any:
+    """The backend operand of an Array or a number (`scalar_operand`'s rule: a numpy scalar is made
+    a 0-d array on ``device``); TypeError naming ``what`` for anything else. The caller checks that
+    Arrays share a device (`same_device`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._args import operand
+    >>> from dlarray._devices import CPU
+    >>> operand(2, CPU, "where()"), operand(np.int8(2), CPU, "where()").dtype
+    (2, dtype('int8'))
+    """
+    if type(value) is Array:
+        return value._as_native()
+    number = scalar_operand(value, device)
+    if number is None:
+        raise TypeError(f"{what}: expected an Array or a Python scalar, got {type(value).__name__}")
+    return number._as_native() if type(number) is Array else number
+
+
 def scalar_value(value: Any, what: str) -> Any:
     """A 0-d Array where the standard writes a Python scalar, read as the scalar of its kind.
 
@@ -131,10 +152,11 @@ def scalar_device(device: Any, *values: Any) -> Any:
     return device
 
 
-def normalize_axis(axis: Any, ndim: int) -> int:
+def normalize_axis(axis: Any, ndim: int, what: str | None = None) -> int:
     """One axis as an int in ``[0, ndim)``; TypeError for a non-int, AxisError when out of range.
 
-    ``AxisError`` is numpy's: both an IndexError (as the standard says) and a ValueError.
+    ``AxisError`` is numpy's: both an IndexError (as the standard says) and a ValueError. Its
+    message is numpy's, prefixed with ``what`` where given (``moveaxis``'s "source: ...").
 
     Examples
     --------
@@ -146,11 +168,11 @@ def normalize_axis(axis: Any, ndim: int) -> int:
         raise TypeError(f"an axis must be an int, got {type(axis).__name__}")
     index = operator.index(axis)
     if not -ndim <= index < ndim:
-        raise AxisError(index, ndim)  # numpy's words, which users' tests match
+        raise AxisError(index, ndim, what)  # numpy's words, which users' tests match
     return index % ndim
 
 
-def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+def normalize_axes(axis: Any, ndim: int, what: str | None = None) -> tuple[int, ...]:
     """An int or a tuple (or list) of ints as distinct axes in ``[0, ndim)``; repeats: ValueError.
 
     Examples
@@ -160,7 +182,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     (0, 2)
     """
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(normalize_axis(item, ndim) for item in items)
+    axes = tuple(normalize_axis(item, ndim, what) for item in items)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis!r}")
     return axes

@@ -860,7 +860,8 @@ class Array:
         return self._device.backend.to_host(self._as_native(), self._stream)
 
     def __bool__(self) -> bool:
-        """``bool(x)`` of a 0-d array: its value as a Python ``bool``.
+        """``bool(x)`` of a 0-d array (or, as in numpy and torch, of any one-element array): its
+        value as a Python ``bool``.
 
         Any non-zero value, NaN included, is True.
 
@@ -873,16 +874,27 @@ class Array:
 
         Raises
         ------
+        ValueError
+            More than one element, or none: the truth value is ambiguous (numpy's words); use
+            ``any()`` or ``all()``.
         TypeError
-            The array is not 0-d, or its value cannot be read on the host (a CUDA array
-            without cupy; a device nothing here reads).
+            The value cannot be read on the host (a CUDA array without cupy; a device nothing
+            here reads).
 
         Examples
         --------
         >>> import dlarray as xp
-        >>> bool(xp.asarray(0.5)), bool(xp.asarray([0])[0])
-        (True, False)
+        >>> bool(xp.asarray(0.5)), bool(xp.asarray([0])), bool(xp.asarray([[2]]))
+        (True, False, True)
         """
+        if self.ndim:
+            # numpy and torch give the truth value of any one-element array, and code such as
+            # SciPy's writes `if xp.abs(x) < tol` for an x of shape (1,); int() and float() stay
+            # 0-d only, as in numpy 2
+            if self.size != 1:
+                problem = "an empty array" if self.size == 0 else "an array with more than one element"
+                raise ValueError(f"the truth value of {problem} is ambiguous (shape {self.shape}); use any() or all()")
+            return self[(0,) * self.ndim]._scalar(bool)
         return self._scalar(bool)
 
     def __int__(self) -> int:
@@ -1441,11 +1453,9 @@ def _foreign_operand(value: Any, array: Array) -> Any:
     """
     if isinstance(value, _ndarray):
         return wrap(value) if value.dtype in BY_NUMPY else None
-    if isinstance(value, np.generic) and value.dtype in BY_NUMPY:
-        return wrap(array._device.backend.xp.asarray(value))  # on the array's device, by its backend
-    for scalar_type in _SCALAR_TYPES:  # a subclass (an IntEnum, ...) acts as its Python scalar
-        if isinstance(value, scalar_type):
-            return scalar_type(value)
+    scalar = scalar_operand(value, array._device)
+    if scalar is not None:
+        return scalar
     if isinstance(value, (list, tuple, range)):
         return wrap(_numeric(array, value))
     if any(hasattr(value, name) for name in _ARRAY_PROTOCOLS):
@@ -1454,6 +1464,33 @@ def _foreign_operand(value: Any, array: Array) -> Any:
         f"an Array operand must be an Array, a Python scalar, a numpy array or a (nested) list, tuple or "
         f"range of scalars, not {type(value).__name__}"
     )
+
+
+def scalar_operand(value: Any, device: Device) -> Any:
+    """A number that is not an Array, as an operand of a function or operator with an Array.
+
+    The one rule for numbers, the operators' and the functions' (``xp.add(x, v)``, ``where``,
+    ``clip``, ``isin``, ``searchsorted``): a Python scalar as it is (weakly typed, as the standard
+    says); a subclass of one (an ``IntEnum``, a ``float`` subclass) as that Python scalar; a numpy
+    scalar as a 0-d Array on ``device`` with its dtype kept (numpy's rule for its scalars; cupy
+    and torch take them too). None for anything else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._array import scalar_operand
+    >>> from dlarray._devices import CPU
+    >>> scalar_operand(0.5, CPU), scalar_operand(np.float32(0.5), CPU)
+    (0.5, Array(0.5, dtype=float32, device=cpu))
+    """
+    if type(value) in _SCALAR_TYPES:
+        return value
+    if isinstance(value, np.generic):
+        return wrap(device.backend.xp.asarray(value)) if value.dtype in BY_NUMPY else None
+    for scalar_type in _SCALAR_TYPES:  # bool first: it is an int subclass
+        if isinstance(value, scalar_type):
+            return scalar_type(value)
+    return None
 
 
 # What marks another array library's object (its own operators handle Arrays, or do not).

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, wrap
+from ._array import Array, scalar_operand, wrap
 from ._devices import devices_differ
 
 __all__ = [
@@ -51,9 +51,16 @@ def _operands(x1: Any, x2: Any) -> tuple[Any, Any, Any]:
             return device.backend.xp, a, (x2._as_native() if b is None else b)
         if type(x2) in _SCALARS:
             return device.backend.xp, a, x2
-        raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
-    if type(x2) is Array and type(x1) in _SCALARS:
-        return x2._device.backend.xp, x1, x2._as_native()
+        number = scalar_operand(x2, device)  # a numpy scalar, a float subclass...: as the operators
+        if number is None:
+            raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
+        return _operands(x1, number)
+    if type(x2) is Array:
+        if type(x1) in _SCALARS:
+            return x2._device.backend.xp, x1, x2._as_native()
+        number = scalar_operand(x1, x2._device)
+        if number is not None:
+            return _operands(number, x2)
     raise TypeError(
         f"at least one argument must be an Array, got {type(x1).__name__} and {type(x2).__name__}"
     )
@@ -1710,6 +1717,10 @@ def _clip_bound(bound: Any, x: Array, native: Any, name: str) -> Any:
     kind = type(bound)
     if bound is None or kind is float:
         return bound
+    if kind is not int and kind is not bool and kind is not Array:
+        number = scalar_operand(bound, x._device)  # a numpy scalar, a float subclass...: as the operators
+        if number is not None:
+            return _clip_bound(number, x, native, name)
     if kind is int or kind is bool:
         limits = _INT_LIMITS.get(native.dtype)
         if limits is not None and not limits[0] <= bound <= limits[1]:

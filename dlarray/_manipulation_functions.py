@@ -452,8 +452,8 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     """
     native, rewrap, _ = source_of(x, "moveaxis")
     ndim = native.ndim
-    sources = normalize_axes(source, ndim)
-    destinations = normalize_axes(destination, ndim)
+    sources = normalize_axes(source, ndim, "source")  # numpy names the argument, users' tests match it
+    destinations = normalize_axes(destination, ndim, "destination")
     if len(sources) != len(destinations):
         raise ValueError(f"moveaxis() needs as many destinations as sources, got {source!r} and {destination!r}")
     order = [n for n in range(ndim) if n not in sources]

@@ -11,11 +11,9 @@ from ._array import Array, from_bits, wrap
 from ._backend import HOST
 from ._storage import bits_view
 from ._dtypes import DType
-from ._args import axis_argument, backend_array, index_result, reduction_axes, same_device, xp_of
+from ._args import axis_argument, backend_array, index_result, operand, reduction_axes, same_device, xp_of
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
-
-_SCALARS = (bool, int, float, complex)
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -228,13 +226,8 @@ def searchsorted(
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
     same_device("searchsorted", x1, x2, sorter)
-    if type(x2) is Array:
-        needles = x2._as_native()
-    elif type(x2) in _SCALARS:
-        # passed on as a Python scalar: numpy treats it as weakly typed, i.e. with x1's dtype
-        needles = x2
-    else:
-        raise TypeError(f"searchsorted(): x2 must be an Array or a Python scalar, got {type(x2).__name__}")
+    # a Python scalar is passed on as it is: numpy treats it as weakly typed, i.e. with x1's dtype
+    needles = operand(x2, x1._device, "searchsorted() x2")
     order = None
     if sorter is not None:
         if type(sorter) is not Array:
@@ -284,10 +277,10 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     if raw is not None:
         # choosing needs no arithmetic: dtypes numpy lacks are chosen as their bits
         return from_bits(HOST.xp.where(mask, bits_view(x1), bits_view(x2)), raw)  # bits: on the host
-    first = _operand(x1)
-    second = _operand(x2)
     if type(x1) is not Array and type(x2) is not Array:
         raise TypeError("where(): at least one of x1 and x2 must be an Array")
+    first = operand(x1, condition._device, "where()")
+    second = operand(x2, condition._device, "where()")
     xp = xp_of(condition)
     return wrap(xp.where(mask, first, second))
 
@@ -302,9 +295,4 @@ def _raw_dtype(x1: Any, x2: Any) -> DType | None:
     return dtypes[0]
 
 
-def _operand(value: Any) -> Any:
-    if type(value) is Array:
-        return value._as_native()
-    if type(value) in _SCALARS:
-        return value  # weakly typed in numpy, as the standard wants scalars to be
-    raise TypeError(f"where(): expected an Array or a Python scalar, got {type(value).__name__}")
+

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ._array import Array, wrap
-from ._args import backend_array, index_result, same_device, xp_of
+from ._args import backend_array, index_result, operand, same_device, xp_of
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -213,14 +213,6 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     anchor = x1 if type(x1) is Array else x2
     same_device("isin", anchor, x1, x2)
     xp = xp_of(anchor)
-    elements = _isin_operand(x1)
-    test_elements = _isin_operand(x2)
+    elements = operand(x1, anchor._device, "isin()")
+    test_elements = operand(x2, anchor._device, "isin()")
     return wrap(xp.isin(elements, test_elements, invert=bool(invert)))
-
-
-def _isin_operand(value: Any) -> Any:
-    if type(value) is Array:
-        return value._as_native()
-    if type(value) in (bool, int, float, complex):
-        return value
-    raise TypeError(f"isin(): expected an Array or a Python scalar, got {type(value).__name__}")

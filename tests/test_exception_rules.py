@@ -245,3 +245,7 @@ def test_axis_errors_are_worded_as_numpys() -> None:
                  lambda: xp.flip(_VECTOR, axis=1), lambda: xp.tensordot(_VECTOR, _VECTOR, axes=([1], [0]))):
         with pytest.raises(ValueError, match="axis 1 is out of bounds for array of dimension 1"):
             call()
+    with pytest.raises(ValueError, match="^source: axis 10 is out of bounds for array of dimension 1$"):
+        xp.moveaxis(_VECTOR, 10, -1)  # numpy names the argument
+    with pytest.raises(ValueError, match="^destination: axis 10 is out of bounds"):
+        xp.moveaxis(_VECTOR, 0, 10)
