@@ -22,6 +22,7 @@ from ._storage import bits_view
 __all__ = [
     "AxisError", "INTEGER_KINDS", "Axis", "axis_argument", "backend_array", "backend_arrays", "index_result", "normalize_axes",
     "normalize_axis", "reduction_axes", "same_device", "source_of", "xp_of", "backend_function",
+    "scalar_value", "scalar_device",
 ]
 
 Axis = int | tuple[int, ...] | None
@@ -81,6 +82,55 @@ def same_device(name: str, first: Array, *others: Any) -> None:
             raise ValueError(devices_differ(first._device, other._device, f"{name}(): arrays"))
 
 
+def scalar_value(value: Any, what: str) -> Any:
+    """A 0-d Array where the standard writes a Python scalar, read as the scalar of its kind.
+
+    numpy, cupy and torch take a 0-d array wherever they take a number; here it becomes the
+    Python ``bool``, ``int``, ``float`` or ``complex`` of its value (a CUDA array is read after
+    the work on its stream), and from then on the scalar's rules apply. Anything that is not an
+    Array is returned as it is, for the caller's own checks.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import scalar_value
+    >>> scalar_value(dlarray.asarray(2), "full() fill_value"), scalar_value(0.5, "d")
+    (2, 0.5)
+    """
+    if type(value) is not Array:
+        return value
+    if value.ndim != 0:
+        raise TypeError(f"{what} must be a number or a 0-d array, got an array of shape {value.shape}")
+    kind = value._dtype.kind
+    if kind == "bool":
+        return bool(value)
+    if kind in INTEGER_KINDS:
+        return int(value)
+    return complex(value) if kind == "complex floating" else float(value)
+
+
+def scalar_device(device: Any, *values: Any) -> Any:
+    """The device of a new array made from Python scalars and 0-d Arrays (``full``, ``arange``...).
+
+    ``device`` when given (each 0-d Array must be on it: ValueError otherwise), else the device of
+    the 0-d Arrays (as numpy and cupy keep a value where it is), else None (the default device).
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray._args import scalar_device
+    >>> scalar_device(None, dlarray.asarray(1.0), 2.0)
+    Device('cpu')
+    """
+    for value in values:
+        if type(value) is Array:
+            if device is None:
+                device = value._device
+            elif value._device is not device:
+                raise ValueError(devices_differ(device, value._device, "the result and a 0-d array argument"))
+    return device
+
+
 def normalize_axis(axis: Any, ndim: int) -> int:
     """One axis as an int in ``[0, ndim)``; TypeError for a non-int, AxisError when out of range.
 
@@ -96,7 +146,7 @@ def normalize_axis(axis: Any, ndim: int) -> int:
         raise TypeError(f"an axis must be an int, got {type(axis).__name__}")
     index = operator.index(axis)
     if not -ndim <= index < ndim:
-        raise AxisError(f"axis {index} is out of bounds for an array of {ndim} dimensions")
+        raise AxisError(index, ndim)  # numpy's words, which users' tests match
     return index % ndim
 
 

@@ -849,8 +849,6 @@ class Array:
         return _independent_copy(self)
 
     def _scalar(self, kind: type) -> Any:
-        if self.ndim != 0 and self.size != 1:
-            raise TypeError(f"only 1-element arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
         if self.ndim != 0:
             raise TypeError(f"only 0-d arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
         value = self._host_native().item()
@@ -1030,9 +1028,10 @@ class Array:
         [3, 1, 2]
         """
         if not self.shape:
+            # raised here, at iter(), not at the first next(): a generator would make a 0-d array
+            # look iterable (np.iterable(x) is True for it)
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return map(self.__getitem__, range(self.shape[0]))
 
     def _printable(self) -> Any:
         """The values as a host numpy array, for printing: bfloat16 and the float8/6/4 formats

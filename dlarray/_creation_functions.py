@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from ._dlpack import (
 )
 from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
 from . import _interfaces
-from ._args import xp_of
+from ._args import scalar_device, scalar_value, xp_of
 from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
@@ -610,7 +611,7 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
 
 def full(
     shape: int | tuple[int, ...],
-    fill_value: bool | int | float | complex,
+    fill_value: bool | int | float | complex | Array,
     *,
     dtype: DType | None = None,
     device: Device | None = None,
@@ -624,12 +625,14 @@ def full(
     shape
         Size of each dimension.
     fill_value
-        A Python scalar.
+        A Python scalar, or a 0-d Array (read as its value).
     dtype
-        Data type; default: inferred from ``fill_value`` (bool, int64, float64 or complex128).
+        Data type; default: inferred from ``fill_value`` (bool, int64, float64 or complex128; a
+        0-d Array's own dtype, as in numpy).
     device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the device of a
+        0-d Array ``fill_value``, else the default device (the CPU unless
+        ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
 
     Returns
     -------
@@ -655,8 +658,13 @@ def full(
     Array([0.5, 0.5], dtype=float32, device=cpu)
     """
     sizes = _shape_argument(shape)
-    target = _fill_dtype(fill_value) if dtype is None else as_dtype(dtype)
-    return _filled(sizes, fill_value, target, _device_argument(device))
+    place = scalar_device(_device_argument(device), fill_value)
+    value = scalar_value(fill_value, "full() fill_value")
+    if dtype is not None:
+        target = as_dtype(dtype)
+    else:  # a 0-d Array keeps its dtype, as in numpy; a Python scalar gives the default of its kind
+        target = fill_value._dtype if type(fill_value) is Array else _fill_dtype(value)
+    return _filled(sizes, value, target, place)
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
@@ -767,7 +775,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None 
 def full_like(
     x: Array,
     /,
-    fill_value: bool | int | float | complex,
+    fill_value: bool | int | float | complex | Array,
     *,
     dtype: DType | None = None,
     device: Device | None = None,
@@ -781,7 +789,7 @@ def full_like(
     x
         The array whose shape (and, unless given, dtype and device) the result takes.
     fill_value
-        A Python scalar.
+        A Python scalar, or a 0-d Array on the result's device (read as its value).
     dtype
         Data type; default ``x``'s.
     device
@@ -805,9 +813,9 @@ def full_like(
     >>> xp.full_like(xp.asarray([1.0, 2.0]), 9)
     Array([9., 9.], dtype=float64, device=cpu)
     """
-    place = _device_of_like(x, device)
+    place = scalar_device(_device_of_like(x, device), fill_value)
     target = x._dtype if dtype is None else as_dtype(dtype)
-    return _filled(tuple(x.shape), fill_value, target, place)
+    return _filled(tuple(x.shape), scalar_value(fill_value, "full_like() fill_value"), target, place)
 
 
 def eye(
@@ -880,10 +888,10 @@ def _real_argument(value: Any, name: str) -> int | float:
 
 
 def arange(
-    start: int | float,
+    start: int | float | Array,
     /,
-    stop: int | float | None = None,
-    step: int | float = 1,
+    stop: int | float | Array | None = None,
+    step: int | float | Array = 1,
     *,
     dtype: DType | None = None,
     device: Device | None = None,
@@ -895,14 +903,16 @@ def arange(
     Parameters
     ----------
     start
-        Start of the interval; with ``stop`` omitted, the end (and the start is 0).
+        Start of the interval; with ``stop`` omitted, the end (and the start is 0). Each of
+        ``start``, ``stop`` and ``step`` may be a 0-d Array, read as its value.
     stop
         End of the interval (excluded).
     step
         Distance between neighbouring values; not zero, may be negative.
     dtype
         Data type; default int64 when ``start``, ``stop`` and ``step`` are all ints, float64
-        otherwise. An integer dtype needs integer arguments.
+        otherwise. An integer dtype with float arguments counts as numpy does: as many values as
+        the float interval holds, from ``int(start)`` spaced by ``int(start + step) - int(start)``.
     device
         Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
         (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
@@ -916,10 +926,11 @@ def arange(
     Raises
     ------
     TypeError
-        An argument that is not an int or a float (bools included); an integer ``dtype`` with
-        float arguments; a bool or stored-only ``dtype``.
+        An argument that is not an int, a float or a 0-d array of one (bools included); a bool or
+        stored-only ``dtype``; an array argument of another shape.
     ValueError
-        ``step`` is zero.
+        ``step`` is zero; an infinite or NaN argument with an integer ``dtype``; a 0-d array
+        argument on another device than ``device``.
     OverflowError
         Values outside the range of an integer ``dtype``.
 
@@ -933,23 +944,25 @@ def arange(
     """
     if stop is None:
         start, stop = 0, start
-    first = _real_argument(start, "start")
-    last = _real_argument(stop, "stop")
-    delta = _real_argument(step, "step")
+    place = scalar_device(_device_argument(device), start, stop, step)
+    first = _real_argument(scalar_value(start, "arange() start"), "start")
+    last = _real_argument(scalar_value(stop, "arange() stop"), "stop")
+    delta = _real_argument(scalar_value(step, "arange() step"), "step")
     if delta == 0:
         raise ValueError("arange() step must not be zero")
     integral = type(first) is int and type(last) is int and type(delta) is int
     target = _dtype_argument(dtype, int64 if integral else float64)
     numpy_dtype = _numpy_dtype(target, "arange")
     if target.kind in INTEGER_KINDS:
-        if not integral:
-            raise TypeError(f"arange() with dtype {target} needs integer start, stop and step")
-        native = _integer_range(first, last, delta, numpy_dtype)  # type: ignore[arg-type]
+        if integral:
+            native = _integer_range(first, last, delta, numpy_dtype)  # type: ignore[arg-type]
+        else:
+            native = _truncated_range(first, last, delta, numpy_dtype)
     elif target.kind == "bool":
         raise TypeError("arange() cannot make a bool range")
     else:
         native = _HOST_XP.arange(first, last, delta, dtype=numpy_dtype)
-    return _placed(native, _device_argument(device))
+    return _placed(native, place)
 
 
 _EXACT = 2**52  # |start|, |stop| below this: |stop - start| < 2**53, exact in a double
@@ -985,9 +998,26 @@ def _integer_range(start: int, stop: int, step: int, numpy_dtype: np.dtype) -> n
     return wide.astype(numpy_dtype, copy=False)
 
 
+def _truncated_range(start: float, stop: float, step: float, numpy_dtype: np.dtype) -> np.ndarray:
+    """An integer ``arange`` of float arguments, as numpy makes it: as many values as the float
+    interval holds, starting at ``int(start)`` and spaced by ``int(start + step) - int(start)``
+    (``arange(1.5, 10, 2)`` in int8 is 1, 3, 5, 7, 9); values outside the dtype: OverflowError."""
+    if not all(math.isfinite(value) for value in (start, stop, step)):
+        raise ValueError(f"arange({start}, {stop}, {step}) needs finite arguments")
+    count = max(0, math.ceil((stop - start) / step))
+    first = int(start)
+    spacing = int(start + step) - first
+    try:
+        if spacing == 0:  # the truncated start and its successor coincide: numpy repeats the start
+            return _integer_range(first, first + 1, 1, numpy_dtype).repeat(count)
+        return _integer_range(first, first + count * spacing, spacing, numpy_dtype)
+    except OverflowError:
+        raise OverflowError(f"arange({start}, {stop}, {step}) has values out of the range of {numpy_dtype}") from None
+
+
 def linspace(
-    start: int | float | complex,
-    stop: int | float | complex,
+    start: int | float | complex | Array,
+    stop: int | float | complex | Array,
     /,
     num: int,
     *,
@@ -1002,9 +1032,9 @@ def linspace(
     Parameters
     ----------
     start
-        Start of the interval.
+        Start of the interval (a number, or a 0-d Array read as its value).
     stop
-        End of the interval; included when ``endpoint`` is True.
+        End of the interval; included when ``endpoint`` is True (a number or a 0-d Array).
     num
         Number of values (non-negative).
     dtype
@@ -1041,6 +1071,9 @@ def linspace(
     count = operator.index(num)
     if count < 0:
         raise ValueError(f"linspace() num must be non-negative, got {count}")
+    place = scalar_device(_device_argument(device), start, stop)
+    start = scalar_value(start, "linspace() start")
+    stop = scalar_value(stop, "linspace() stop")
     for value in (start, stop):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex, np.number)):
             raise TypeError(f"linspace() start and stop must be numbers, got {type(value).__name__}")
@@ -1050,7 +1083,7 @@ def linspace(
     if is_complex and target.kind != "complex floating":
         raise TypeError(f"linspace() with complex start or stop needs a complex dtype, not {target}")
     native = _HOST_XP.linspace(start, stop, count, endpoint=bool(endpoint), dtype=numpy_dtype)
-    return _placed(native, _device_argument(device))
+    return _placed(native, place)
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:

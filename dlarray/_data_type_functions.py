@@ -5,8 +5,9 @@ integers signed and unsigned, floating point real and complex). Promotion across
 with a float, a bool with a number), which the standard leaves to the implementation, follows
 numpy's rules: that is what the CPU computations do. ``int64`` with ``uint64`` gives ``float64``,
 as in numpy. With several dtypes, each family (booleans, integers, floats) is promoted first and
-the families are then joined, so the result does not depend on the order of the arguments. The extra dtypes (float16, bfloat16, float8/6/4) promote only as numpy promotes them
-(float16) or not at all (the others, except with themselves).
+the families are then joined, so the result does not depend on the order of the arguments.
+float16 is real floating and promotes as numpy promotes it; the types numpy lacks (bfloat16,
+float8/6/4) do not promote (except with themselves).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ._dtypes import (
     as_dtype,
     complex64,
     complex128,
+    float16,
     float32,
     float64,
     int64,
@@ -35,7 +37,7 @@ from ._info import kinds_of
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 _FLOAT_KINDS = ("real floating", "complex floating")
-_COMPLEX_OF = {float32: complex64, float64: complex128}
+_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
 _REAL_OF = {complex64: float32, complex128: float64}
 
 
@@ -263,9 +265,10 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
     Raises
     ------
     TypeError
-        ``x`` is not an Array; ``dtype`` is not a dtype; a complex array cast to a real or bool
+        ``x`` is not an Array; ``dtype`` is not a dtype; a complex array cast to a real
         dtype: the standard does not permit dropping the imaginary part implicitly; take
-        ``real(x)`` or ``imag(x)`` first.
+        ``real(x)`` or ``imag(x)`` first. (Complex to ``bool`` is defined: ``0 + 0j`` is False,
+        any other value True.)
 
     Examples
     --------
@@ -281,7 +284,8 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
         raise TypeError(f"astype() expects an Array, got {type(x).__name__}")
     target = _dtype_argument(dtype, "dtype")
     source = x._dtype
-    if source.kind == "complex floating" and target.kind != "complex floating":
+    # complex -> real is refused by the standard; complex -> bool is defined: 0 + 0j is False
+    if source.kind == "complex floating" and target.kind not in ("complex floating", "bool"):
         raise TypeError(
             f"casting a complex array to {target} would drop the imaginary part; "
             f"use real(x) or imag(x) first"
@@ -469,8 +473,8 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     kind
         A dtype; a kind name: ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
         ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``; or a tuple of
-        dtypes and kind names (their union). The extra dtypes (float16, bfloat16, float8/6/4)
-        are of none of these kinds: they are not Array API dtypes.
+        dtypes and kind names (their union). float16 is real floating, as in numpy and torch;
+        the types numpy lacks (bfloat16, float8/6/4) are of none of these kinds.
 
     Returns
     -------
@@ -488,8 +492,8 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     >>> import dlarray as xp
     >>> xp.isdtype(xp.int8, "integral"), xp.isdtype(xp.float32, ("integral", "complex floating"))
     (True, False)
-    >>> xp.isdtype(xp.float16, "real floating")  # not an Array API dtype
-    False
+    >>> xp.isdtype(xp.float16, "real floating"), xp.isdtype(xp.bfloat16, "real floating")
+    (True, False)
     """
     if type(dtype) is not DType:
         raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")

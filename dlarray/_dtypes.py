@@ -30,8 +30,8 @@ class DType:
         Bits per element.
     kind : str
         ``"bool"``, ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``,
-        ``"complex floating"`` or, for float16 and the types outside the Array API,
-        ``"extended floating"``.
+        ``"complex floating"`` (float16 included, as in numpy and torch) or, for the types numpy
+        lacks (bfloat16, float8/6/4), ``"extended floating"``.
     numpy_dtype : numpy.dtype or None
         The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
         float8/6/4), which are held and exchanged but not computed with.
@@ -97,7 +97,9 @@ uint8 = _make("uint8", _Code.UINT, 8, "unsigned integer", "uint8")
 uint16 = _make("uint16", _Code.UINT, 16, "unsigned integer", "uint16")
 uint32 = _make("uint32", _Code.UINT, 32, "unsigned integer", "uint32")
 uint64 = _make("uint64", _Code.UINT, 64, "unsigned integer", "uint64")
-float16 = _make("float16", _Code.FLOAT, 16, "extended floating", "float16")
+# float16 is real floating, as in numpy and torch (consumers such as SciPy take it by its kind); the
+# standard does not name it, so the inspection API does not list it
+float16 = _make("float16", _Code.FLOAT, 16, "real floating", "float16")
 float32 = _make("float32", _Code.FLOAT, 32, "real floating", "float32")
 float64 = _make("float64", _Code.FLOAT, 64, "real floating", "float64")
 complex64 = _make("complex64", _Code.COMPLEX, 64, "complex floating", "complex64")

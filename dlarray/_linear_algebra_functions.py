@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._args import backend_arrays
+from ._args import AxisError, backend_arrays, scalar_value
 from ._array import Array, wrap
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -120,6 +120,7 @@ def matrix_transpose(x: Array, /) -> Array:
 
 def _tensordot_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:
     """Validated, non-negative contraction axes of ``x1`` and ``x2``."""
+    axes = scalar_value(axes, "tensordot() axes")
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
         count = operator.index(axes)
         if count < 0:
@@ -150,7 +151,7 @@ def _normalized(axes: Sequence[Any], ndim: int, name: str) -> list[int]:
     for axis in axes:
         axis = operator.index(axis)
         if not -ndim <= axis < ndim:
-            raise ValueError(f"{name}: axis {axis} is out of bounds for an array with {ndim} dimensions")
+            raise AxisError(axis, ndim, name)  # a ValueError, worded as numpy's
         result.append(axis % ndim)
     if len(set(result)) != len(result):
         raise ValueError(f"{name}: repeated axes {list(axes)}")

@@ -42,7 +42,7 @@ def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     TypeError
         ``x`` is not an Array.
     ValueError
-        ``x`` is empty (along ``axis``); an axis out of range.
+        The searched axis (or, for ``axis=None``, ``x``) is empty; an axis out of range.
 
     Examples
     --------
@@ -78,7 +78,7 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     TypeError
         ``x`` is not an Array.
     ValueError
-        ``x`` is empty (along ``axis``); an axis out of range.
+        The searched axis (or, for ``axis=None``, ``x``) is empty; an axis out of range.
 
     Examples
     --------
@@ -95,7 +95,8 @@ def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Arra
         if isinstance(axis, tuple):
             raise TypeError(f"{name}() takes a single axis, not a tuple")
         (axis,) = reduction_axes(axis, x.ndim)
-    if native.size == 0:
+    # only an empty searched axis has no answer: argmax of shape (0, 4) along axis -1 is empty, as numpy
+    if (native.shape[axis] if axis is not None and x.ndim else native.size) == 0:
         raise ValueError(f"{name}() of an empty array: there is no element to point to")
     # the array method: numpy's function form is a Python wrapper around it
     return index_result(getattr(native, name)(axis=axis, keepdims=keepdims))

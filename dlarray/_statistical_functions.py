@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, xp_of
+from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, scalar_value, xp_of
 from ._array import Array, wrap
 from ._dtypes import DType, as_dtype
 
@@ -410,6 +410,7 @@ def std(
 
 def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) -> Array:
     native = backend_array(x, name)
+    correction = scalar_value(correction, f"{name}() correction")
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{name}(): correction must be an int or a float, got {type(correction).__name__}")
     axes = reduction_axes(axis, x.ndim)

@@ -14,6 +14,9 @@ import numpy as np
 
 from ._args import backend_array as _backend_array
 from ._args import backend_function as _backend_function
+from ._args import AxisError as _AxisError
+from ._args import scalar_device as _scalar_device
+from ._args import scalar_value as _scalar_value
 from ._array import Array, wrap
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
 from ._dtypes import DType, as_dtype, float64
@@ -73,7 +76,7 @@ def _length(n: Any, name: str) -> int | None:
 def _axis(axis: Any, ndim: int, name: str) -> int:
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"fft.{name}: axis {axis} is out of bounds for an array with {ndim} dimensions")
+        raise _AxisError(axis, ndim, f"fft.{name}")  # a ValueError, worded as numpy's
     return axis
 
 
@@ -578,6 +581,7 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
     n = operator.index(n)
     if n < 1:
         raise ValueError(f"fft.{name}: n must be positive, got {n}")
+    d = _scalar_value(d, f"fft.{name}() d")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}: d must be a float, got {type(d).__name__}")
     if d == 0:  # the frequencies are k / (d * n)
@@ -619,8 +623,9 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
     >>> xp.fft.fftfreq(4)
     Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
+    place = _scalar_device(None if device is None else as_device(device), d)
     n, d = _window(n, d, "fftfreq")
-    return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, device, "fftfreq")
+    return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, place, "fftfreq")
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
@@ -657,14 +662,15 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: D
     >>> xp.fft.rfftfreq(4, d=0.5)
     Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
     """
+    place = _scalar_device(None if device is None else as_device(device), d)
     n, d = _window(n, d, "rfftfreq")
-    return _frequencies(_HOST_XP.fft.rfftfreq(n, d), dtype, device, "rfftfreq")
+    return _frequencies(_HOST_XP.fft.rfftfreq(n, d), dtype, place, "rfftfreq")
 
 
 def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:
     if axes is None:
         return None
-    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+    if hasattr(type(axes), "__index__") and not isinstance(axes, bool):  # an int, or a 0-d Array
         return _axis(axes, ndim, name)
     return [_axis(a, ndim, name) for a in axes]
 

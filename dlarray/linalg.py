@@ -15,6 +15,7 @@ import numpy as np
 from ._args import backend_array as _backend_array
 from ._args import backend_arrays as _backend_arrays
 from ._args import backend_function as _backend_function
+from ._args import scalar_value as _scalar_value
 from ._array import Array, wrap
 from ._devices import devices_differ as _devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
@@ -520,6 +521,7 @@ def matrix_norm(
     native = _matrices(x, "matrix_norm")
     if ord is None:
         ord = "fro"
+    ord = _scalar_value(ord, "matrix_norm() ord")
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', ±1, ±2 or ±inf, got {ord!r}")
@@ -953,6 +955,7 @@ def vector_norm(
     Array(4., dtype=float64, device=cpu)
     """
     native = _backend_array(x, "vector_norm")
+    ord = _scalar_value(ord, "vector_norm() ord")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be an int or a float, got {type(ord).__name__}")
     if axis is not None:

@@ -253,3 +253,13 @@ def test_packed_float4_and_float6_print_their_values() -> None:
     float6 = xp.from_dlpack(make_capsule((2, 2), code=15, bits=6, fill=stream).capsule)
     assert str(float6) == "[[1. 0.]\n [1. 0.]]"
     assert float4.readonly is False and float4.shape == (4,)  # printing read it, nothing else
+
+
+def test_iterating_a_0d_array_fails_at_iter_as_in_numpy() -> None:
+    scalar = xp.asarray(1.0)
+    with pytest.raises(TypeError, match="0-d"):
+        iter(scalar)
+    assert not np.iterable(scalar)  # what consumers ask before iterating
+    assert np.iterable(xp.asarray([1.0]))
+    assert [int(v) for v in xp.asarray([3, 1, 2])] == [3, 1, 2]
+    assert list(xp.empty((0, 2))) == []

@@ -173,8 +173,6 @@ def test_arange_errors() -> None:
     with pytest.raises(ValueError):
         xp.arange(0, 5, 0)
     with pytest.raises(TypeError):
-        xp.arange(0.5, 3, dtype=xp.int64)  # an integer range needs integer bounds
-    with pytest.raises(TypeError):
         xp.arange(3, dtype=xp.bool)
     with pytest.raises(TypeError):
         xp.arange(1j)
@@ -512,3 +510,16 @@ def test_hypothesis_array_api_strategies_work() -> None:
         assert x[index].dtype is x.dtype
 
     check()
+
+
+def test_integer_arange_of_float_arguments_is_numpys() -> None:
+    """Length from the float interval, values from the truncated start and its successor."""
+    for args, dtype in [((1.5, 10, 2), xp.int8), ((0.5, 3, 0.7), xp.int64), ((0.5, 3, 0.3), xp.int32),
+                        ((2.9, -3, -1.5), xp.int16), ((-1.5, 3), xp.int64), ((1, 3.5), xp.uint8)]:
+        expected = np.arange(*args, dtype=np.dtype(dtype.name))
+        got = np.asarray(xp.arange(*args, dtype=dtype))
+        assert got.dtype == expected.dtype and got.tolist() == expected.tolist(), args
+    with pytest.raises(OverflowError, match="out of the range of int8"):
+        xp.arange(1.5, 300.5, 100, dtype=xp.int8)  # numpy wraps around silently
+    with pytest.raises(ValueError, match="finite"):
+        xp.arange(0.5, float("inf"), dtype=xp.int64)

@@ -129,8 +129,22 @@ def test_isdtype_matches_the_standard(name) -> None:
 
 def test_isdtype_extra_dtypes_and_errors() -> None:
     for name in EXTRA:
-        assert not xp.isdtype(getattr(xp, name), tuple(KINDS))  # not Array API dtypes
+        expected = name == "float16"  # real floating, as in numpy and torch; the others: no kind
+        assert xp.isdtype(getattr(xp, name), tuple(KINDS)) is expected
         assert xp.isdtype(getattr(xp, name), getattr(xp, name))
+    assert xp.isdtype(xp.float16, "real floating") and xp.isdtype(xp.float16, "numeric")
+    assert not xp.isdtype(xp.bfloat16, "real floating")
+
+
+def test_float16_promotes_as_in_numpy() -> None:
+    half = xp.asarray([1.0, 2.0], dtype=xp.float16)
+    for other, expected in [(xp.float32, xp.float32), (xp.float64, xp.float64), (xp.int8, xp.float16),
+                            (xp.complex64, xp.complex64), (xp.complex128, xp.complex128)]:
+        assert xp.result_type(xp.float16, other) == expected
+        assert (half + xp.ones(2, dtype=other)).dtype == expected
+    assert (half * 2.5).dtype == xp.float16 and (half + 1j).dtype == xp.complex64
+    assert xp.finfo(xp.float16).bits == 16
+    assert "float16" not in xp.__array_namespace_info__().dtypes()  # the standard does not name it
     with pytest.raises(ValueError):
         xp.isdtype(xp.int8, "integer")
     with pytest.raises(TypeError):
@@ -176,7 +190,7 @@ def test_limits_errors() -> None:
 )
 def test_astype_matches_numpy(a, target) -> None:
     x = xp.asarray(a)
-    if a.dtype.kind == "c" and not target.startswith("complex"):
+    if a.dtype.kind == "c" and not target.startswith("complex") and target != "bool":
         with pytest.raises(TypeError, match="real"):
             xp.astype(x, getattr(xp, target))
         return
@@ -190,6 +204,14 @@ def test_astype_matches_numpy(a, target) -> None:
         np.testing.assert_array_equal(np.asarray(out)[finite], expected[finite])
     else:
         np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_complex_to_bool_is_nonzero_and_complex_to_real_is_refused() -> None:
+    z = xp.asarray([0j, -0.0 - 0j, 1j, 2 + 0j, complex("nan")])
+    assert np.asarray(xp.astype(z, xp.bool)).tolist() == [False, False, True, True, True]
+    for target in (xp.float64, xp.int32, xp.bfloat16):
+        with pytest.raises(TypeError, match="imaginary"):
+            xp.astype(z, target)
 
 
 def test_astype_copy_and_device() -> None:

@@ -171,13 +171,21 @@ def test_cumulative_needs_axis_for_nd_and_honours_dtype() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=st.data(), a=arrays(REALS, min_dims=1, min_side=1))
+@given(data=st.data(), a=arrays(REALS, min_dims=1, min_side=0))
 def test_argmax_argmin_count_nonzero_match_numpy(data, a) -> None:
+    """Including empty arrays: only an empty searched axis (or an empty array with axis=None) has no
+    answer; argmax of shape (0, 4) along the last axis is an empty result, as in numpy."""
     axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
     keepdims = data.draw(st.booleans())
     x = xp.asarray(a)
-    same(xp.argmax(x, axis=axis, keepdims=keepdims), np.argmax(a, axis=axis, keepdims=keepdims).astype(np.int64))
-    same(xp.argmin(x, axis=axis, keepdims=keepdims), np.argmin(a, axis=axis, keepdims=keepdims).astype(np.int64))
+    for ours, theirs in ((xp.argmax, np.argmax), (xp.argmin, np.argmin)):
+        try:
+            expected = theirs(a, axis=axis, keepdims=keepdims).astype(np.int64)
+        except ValueError:
+            with pytest.raises(ValueError, match="empty"):
+                ours(x, axis=axis, keepdims=keepdims)
+        else:
+            same(ours(x, axis=axis, keepdims=keepdims), expected)
     axes = data.draw(axis_for(a.ndim))
     counted = xp.count_nonzero(x, axis=axes, keepdims=keepdims)
     same(counted, np.asarray(np.count_nonzero(a, axis=axes, keepdims=keepdims), dtype=np.int64))
@@ -190,6 +198,15 @@ def test_nonzero_matches_numpy(a) -> None:
     assert len(result) == a.ndim
     for ours, theirs in zip(result, np.nonzero(a)):
         same(ours, theirs.astype(np.int64))
+
+
+def test_argmax_of_an_empty_array_along_a_non_empty_axis_is_empty() -> None:
+    empty_rows = xp.empty((0, 4))
+    same(xp.argmax(empty_rows, axis=-1), np.zeros(0, dtype=np.int64))
+    same(xp.argmin(empty_rows, axis=1, keepdims=True), np.zeros((0, 1), dtype=np.int64))
+    for axis in (0, None):
+        with pytest.raises(ValueError, match="empty"):
+            xp.argmax(empty_rows, axis=axis)
 
 
 def test_nonzero_refuses_0d() -> None:

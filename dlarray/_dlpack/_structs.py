@@ -1,9 +1,9 @@
 """DLPack 1.3 ABI: enums, flags and the byte layout of the C structs.
 
-The layout is declared twice on purpose: as ``ctypes.Structure`` classes (readable, and used by
-producers that build structs field by field, such as the test producer) and as ``struct.Struct``
-formats used on the hot path, where one ``unpack_from`` over ``_consume.MEMORY`` reads a whole header.
-An import-time check keeps the two in agreement.
+Each struct is described once, as a ``ctypes.Structure`` class (readable, and used by producers
+that build structs field by field, such as the test producer); the ``struct.Struct`` formats of the
+hot path, where one ``unpack_from`` over ``_consume.MEMORY`` reads a whole header, are derived from
+those classes.
 """
 
 from __future__ import annotations
@@ -146,35 +146,53 @@ DLManagedTensorVersioned._fields_ = [
 #: (a ctypes-callback deleter has no unwind information to end through).
 DELETER = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
 
-# Fast-path layouts (native alignment, so they match the C compiler's on any platform).
-#   DLTensor: data, device_type, device_id, ndim, code, bits, lanes, shape, strides, byte_offset
-TENSOR_LAYOUT = struct.Struct("@PiiiBBHPPQ")
-#   DLManagedTensorVersioned prefix: major, minor, manager_ctx, deleter, flags
-VERSIONED_PREFIX_LAYOUT = struct.Struct("@IIPPQ")
-#   DLManagedTensor suffix: manager_ctx, deleter
-LEGACY_SUFFIX_LAYOUT = struct.Struct("@PP")
-#   The stable prefix every major version keeps: version, manager_ctx, deleter
-VERSION_PREFIX_LAYOUT = struct.Struct("@IIPP")
-#   Whole structs, read in one go: DLManagedTensorVersioned (prefix, then DLTensor) and
-#   DLManagedTensor (DLTensor, then suffix)
-VERSIONED_LAYOUT = struct.Struct(VERSIONED_PREFIX_LAYOUT.format + TENSOR_LAYOUT.format[1:])
-LEGACY_LAYOUT = struct.Struct(TENSOR_LAYOUT.format + LEGACY_SUFFIX_LAYOUT.format[1:])
+# The hot path reads a whole header with one ``struct`` unpack over ``_consume.MEMORY``; its
+# formats are derived from the ctypes classes above, field by field, so each struct is described
+# once. Native alignment ("@") places every field where the C compiler does.
+_FORMAT_OF = {
+    ctypes.c_void_p: "P", ctypes.c_int32: "i", ctypes.c_uint8: "B", ctypes.c_uint16: "H",
+    ctypes.c_uint32: "I", ctypes.c_uint64: "Q",
+}
+
+
+def _format(fields: list[tuple[str, type]]) -> str:
+    """The ``struct`` format of ctypes fields: pointers and function pointers as "P", nested
+    structs flattened."""
+    parts = []
+    for _name, kind in fields:
+        if isinstance(kind, type) and issubclass(kind, ctypes.Structure):
+            parts.append(_format(kind._fields_))
+        elif kind in _FORMAT_OF:
+            parts.append(_FORMAT_OF[kind])
+        elif issubclass(kind, (ctypes._Pointer, ctypes._CFuncPtr)):  # type: ignore[attr-defined]
+            parts.append("P")
+        else:  # pragma: no cover - a field type added above without a format here
+            raise TypeError(f"no struct format for {kind!r}")
+    return "".join(parts)
+
+
+def _layout(structure: type[ctypes.Structure], first: int = 0, stop: int | None = None) -> struct.Struct:
+    """The layout of ``structure``'s fields ``first:stop`` as a native-alignment ``struct.Struct``."""
+    return struct.Struct("@" + _format(structure._fields_[first:stop]))
+
+
+#: DLTensor: data, device_type, device_id, ndim, code, bits, lanes, shape, strides, byte_offset
+TENSOR_LAYOUT = _layout(DLTensor)
+#: DLManagedTensorVersioned before its DLTensor: major, minor, manager_ctx, deleter, flags
+VERSIONED_PREFIX_LAYOUT = _layout(DLManagedTensorVersioned, 0, 4)
+#: DLManagedTensor after its DLTensor: manager_ctx, deleter
+LEGACY_SUFFIX_LAYOUT = _layout(DLManagedTensor, 1)
+#: The stable prefix every major version keeps: version, manager_ctx, deleter
+VERSION_PREFIX_LAYOUT = _layout(DLManagedTensorVersioned, 0, 3)
+#: Whole structs, read in one go
+VERSIONED_LAYOUT = _layout(DLManagedTensorVersioned)
+LEGACY_LAYOUT = _layout(DLManagedTensor)
 
 TENSOR_SIZE = TENSOR_LAYOUT.size
 VERSIONED_TENSOR_OFFSET = DLManagedTensorVersioned.dl_tensor.offset
 VERSIONED_SIZE = ctypes.sizeof(DLManagedTensorVersioned)
 LEGACY_SIZE = ctypes.sizeof(DLManagedTensor)
 LEGACY_DELETER_OFFSET = DLManagedTensor.deleter.offset
-
-if not (
-    TENSOR_SIZE == ctypes.sizeof(DLTensor)
-    and VERSIONED_PREFIX_LAYOUT.size == VERSIONED_TENSOR_OFFSET
-    and TENSOR_SIZE + LEGACY_SUFFIX_LAYOUT.size == LEGACY_SIZE
-    and DLManagedTensor.manager_ctx.offset == TENSOR_SIZE
-    and VERSIONED_LAYOUT.size == VERSIONED_SIZE
-    and LEGACY_LAYOUT.size == LEGACY_SIZE
-):  # pragma: no cover - a platform whose C layout differs from the struct module's
-    raise ImportError("dlarray: struct layouts disagree with ctypes on this platform")
 
 #: (code, bits) pairs a DLPack element type may have; anything else is refused.
 VALID_BITS: dict[int, frozenset[int]] = {
