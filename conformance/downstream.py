@@ -298,19 +298,24 @@ def environment(workers: str) -> dict[str, Any]:
 
 
 def targets(suites: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Deliverable 3's two targets over both suites."""
+    """Deliverable 3's two targets over both suites, the failures that are the suites' doing apart
+    (for the share, the raw one is given beside it)."""
     failing = sum(s[f"{REFERENCE}_passed_{STANDIN}_failed"] - s[f"{REFERENCE}_passed_{STANDIN}_failed_suite_caused"]
                   for s in suites.values())
     ran = sum(s[f"{REFERENCE}_skipped_{STANDIN}_ran"] for s in suites.values())
     passed = sum(s[f"{REFERENCE}_skipped_{STANDIN}_passed"] for s in suites.values())
-    share = passed / ran if ran else None
+    suite_caused = sum(s[f"{REFERENCE}_skipped_{STANDIN}_failed_suite_caused"] for s in suites.values())
+    counted = ran - suite_caused
+    share = passed / counted if counted else None
     return {
         "strict_passes_dlarray_fails": {
             "what": f"tests {REFERENCE} passes that fail with {STANDIN}, suite-caused ones apart",
             "value": failing, "target": 0, "verdict": "MET" if failing == 0 else "NOT MET"},
         "strict_skipped_dlarray_passes": {
-            "what": f"of the tests skipped or xfailed for {REFERENCE} that run with {STANDIN}, the share passing",
+            "what": f"of the tests skipped or xfailed for {REFERENCE} that run with {STANDIN}, the share passing, "
+                    "suite-caused failures apart",
             "value": None if share is None else round(share, 4), "passed": passed, "ran": ran,
+            "suite_caused": suite_caused, "raw_share": round(passed / ran, 4) if ran else None,
             "target": PASS_SHARE_TARGET,
             "verdict": "not measured" if share is None else ("MET" if share >= PASS_SHARE_TARGET else "NOT MET")},
     }

@@ -359,8 +359,11 @@ def downstream_counts(record: dict[str, Any], suite: str, namespace: str) -> str
 
 def _target_value(target: dict[str, Any]) -> str:
     if target.get("ran") is not None:
+        counted = target["ran"] - target.get("suite_caused", 0)
         share = "" if target["value"] is None else f" ({100 * target['value']:.1f} %)"
-        return f"{target['passed']} of {target['ran']}{share}, target {100 * target['target']:.0f} %"
+        apart = (f"; {target['suite_caused']} more fail by the suite's doing ({100 * target['raw_share']:.1f} % "
+                 f"of all {target['ran']} pass)" if target.get("suite_caused") else "")
+        return f"{target['passed']} of {counted}{share}{apart}; target {100 * target['target']:.0f} %"
     return f"{target['value']}, target {target['target']}"
 
 

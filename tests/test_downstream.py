@@ -346,7 +346,10 @@ def test_summary_pairs_twins_and_counts_what_strict_skips(runner: ModuleType, tm
     assert failures["d[dlarray]"]["cause"] == "scipy-devices-fixture"
     targets = result["targets"]
     assert targets["strict_passes_dlarray_fails"]["value"] == 2 and targets["strict_passes_dlarray_fails"]["verdict"] == "NOT MET"
-    assert targets["strict_skipped_dlarray_passes"]["value"] == 0.5
+    # c passed, d failed by the suite's doing: 1 of 1 counted, 1 of 2 in all
+    assert targets["strict_skipped_dlarray_passes"]["value"] == 1.0
+    assert targets["strict_skipped_dlarray_passes"]["raw_share"] == 0.5
+    assert targets["strict_skipped_dlarray_passes"]["verdict"] == "MET"
     assert result["suite_causes"]["scipy-devices-fixture"]["failures"] == 2
     printed = capsys.readouterr().out
     assert "dlarray           1 passed, 2 failed, 1 error, 1 skipped" in printed
