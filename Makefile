@@ -14,11 +14,13 @@ CONFORMANCE_STAMP := $(VENV)/.installed-conformance
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
 CONFORMANCE_ARGS ?=
+# e.g. DOWNSTREAM_ARGS="--suite scipy -- -k logsumexp" (a partial run writes conformance/.runs/ only)
+DOWNSTREAM_ARGS ?=
 
 # `make` alone: the demo (the first rule below would only create .venv)
 .DEFAULT_GOAL := demo
 
-.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim clean
+.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -94,6 +96,12 @@ conformance-cuda: $(CONFORMANCE_STAMP)
 # written to conformance/.runs/ only, never shown as a GPU result
 conformance-cuda-sim: $(CONFORMANCE_STAMP)
 	$(PY) conformance/run.py --simulated-cuda $(CONFORMANCE_ARGS)
+
+# scikit-learn's and SciPy's own array-API tests, with dlarray where they use array_api_strict and with
+# array_api_strict itself (about half an hour on 2 cores; the `test` extra has both libraries):
+# writes conformance/results/downstream.json, which the conformance page shows
+downstream: $(STAMP)
+	$(PY) conformance/downstream.py $(DOWNSTREAM_ARGS)
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis

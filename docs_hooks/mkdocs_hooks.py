@@ -16,11 +16,14 @@ A page asks for generated content with a marker comment on a line of its own:
 ``<!-- generated: conformance-result -->``
     the latest recorded run of the official suite on each device in ``conformance/results/``
     (conformance page);
+``<!-- generated: downstream-result -->``
+    scikit-learn's and SciPy's array-API tests run with dlarray and array_api_strict,
+    ``conformance/results/downstream.json`` (conformance page);
 ``<!-- generated: dlpack-kit-matrix -->``
     the DLPack conformance kit's results in ``docs/results/dlpack-kit/`` (DLPack conformance page);
 ``<!-- generated: status-table -->`` / ``<!-- generated: cuda-status -->``
-    one row per result file (conformance per device, kit, stress, benchmarks), or the CUDA ones
-    (home page, devices page);
+    one row per result file (conformance per device, the downstream suites, kit, stress, benchmarks),
+    or the CUDA ones (home page, devices page);
 ``<!-- generated: coverage-table -->``
     one row per function of the standard, its status per device (coverage page);
 ``<!-- generated: stress-result -->``
@@ -330,6 +333,94 @@ def conformance_result(page: Any) -> str:
     return "\n".join(out)
 
 
+# ------------------------------------------------------------------------------ scikit-learn's and SciPy's suites
+#: conformance/downstream.py (``make downstream``) writes it: both suites' array-API tests, run with
+#: dlarray and with array_api_strict
+DOWNSTREAM_FILE = "downstream.json"
+DOWNSTREAM_OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+def downstream_record() -> dict[str, Any] | None:
+    path = _conformance_dir() / DOWNSTREAM_FILE
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _missing_downstream() -> str:
+    return f"{NO_RESULT} (`conformance/results/{DOWNSTREAM_FILE}` is absent)"
+
+
+def downstream_counts(record: dict[str, Any], suite: str, namespace: str) -> str:
+    """One namespace's outcomes in one suite, as pytest words them ("1075 passed, 1 failed, ...")."""
+    counts = record["suites"][suite]["counts"][namespace]
+    words = {"error": "errors"}
+    return ", ".join(f"{counts.get(k, 0)} {words.get(k, k)}" for k in DOWNSTREAM_OUTCOMES
+                     if counts.get(k, 0) or k in ("passed", "failed", "error"))
+
+
+def _target_value(target: dict[str, Any]) -> str:
+    if target.get("ran") is not None:
+        counted = target["ran"] - target.get("suite_caused", 0)
+        share = "" if target["value"] is None else f" ({100 * target['value']:.1f} %)"
+        apart = (f"; {target['suite_caused']} more fail by the suite's doing ({100 * target['raw_share']:.1f} % "
+                 f"of all {target['ran']} pass)" if target.get("suite_caused") else "")
+        return f"{target['passed']} of {counted}{share}{apart}; target {100 * target['target']:.0f} %"
+    return f"{target['value']}, target {target['target']}"
+
+
+def downstream_result(page: Any) -> str:
+    record = downstream_record()
+    if record is None:
+        return (f'!!! warning "No result recorded yet"\n    {_missing_downstream().capitalize()}: `make downstream` '
+                "writes it, and the next build shows it here.\n")
+    reference, standin = record["reference"], record["standin"]
+    out = [f"Measured {provenance(record['environment'])}"
+           + (f", -n {record['environment']['workers']}" if record["environment"].get("workers") else "")
+           + (f"; pytest arguments: `{' '.join(record['pytest_args'])}`" if record.get("pytest_args") else "")
+           + ". From `conformance/results/downstream.json`.\n"]
+    out += ["| suite | namespace | outcomes | seconds (both) |", "| --- | --- | --- | ---: |"]
+    for suite, summary in record["suites"].items():
+        for namespace in (standin, reference):
+            out.append(f"| {suite} | `{namespace}` | {downstream_counts(record, suite, namespace)} | "
+                       f"{summary.get('seconds', '')} |")
+    out += ["", f"| suite | {reference} passes, {standin} fails | of those, the suite's doing | "
+                f"skipped or xfailed for {reference}, run with {standin} | of those, passed |",
+            "| --- | ---: | ---: | ---: | ---: |"]
+    for suite, summary in record["suites"].items():
+        out.append(f"| {suite} | {summary[f'{reference}_passed_{standin}_failed']} | "
+                   f"{summary[f'{reference}_passed_{standin}_failed_suite_caused']} | "
+                   f"{summary[f'{reference}_skipped_{standin}_ran']} | {summary[f'{reference}_skipped_{standin}_passed']} |")
+    out += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
+    out += [f"| {_cell(target['what'])} | {_target_value(target)} | **{target['verdict']}** |"
+            for target in record["targets"].values()]
+    out += ["", "### Failures that are the suite's doing\n",
+            "Recognised by the failure itself (`SUITE_CAUSES` in `conformance/downstream.py`); dlarray is left "
+            "as it is for them.\n", "| cause | why | failures |", "| --- | --- | ---: |"]
+    out += [f"| `{key}` | {_cell(cause['reason'])} | {cause['failures']} |"
+            for key, cause in record["suite_causes"].items()]
+    out.append("")
+    for suite, failures in record["failures"].items():
+        if not failures:
+            continue
+        out.append(f"### {suite}: every {standin} failure\n")
+        groups: dict[tuple[str, str], int] = {}
+        for failure in failures:
+            key = (failure["message"], failure["cause"] or "")
+            groups[key] = groups.get(key, 0) + 1
+        out.append(f'??? failure "{len(failures)} failed or erroring tests, by first error line ({len(groups)} lines)"\n')
+        out.append("    | tests | first error line | the suite's doing |\n    | ---: | --- | --- |")
+        out += [f"    | {count} | `{_cell(message) or '(none)'}` | {f'`{cause}`' if cause else ''} |"
+                for (message, cause), count in sorted(groups.items(), key=lambda item: -item[1])]
+        out.append("")
+        out.append(f'??? failure "The {len(failures)} tests, with {reference}\'s outcome of the same test"\n')
+        out.append("    ```text")
+        for failure in failures:
+            cause = f" [{failure['cause']}]" if failure["cause"] else ""
+            out.append(f"    {failure['outcome'].upper()} {failure['nodeid']} ({reference}: "
+                       f"{failure[f'{reference}_outcome'] or 'not run'}){cause}\n        {failure['message']}")
+        out.append("    ```\n")
+    return "\n".join(out) + "\n"
+
+
 # ------------------------------------------------------------------------------ status summaries
 def _bench_record(stem: str) -> dict[str, Any] | None:
     path = bench_dir() / f"{stem}.json"
@@ -378,6 +469,14 @@ def status_rows(page: Any) -> list[tuple[str, str, str]]:
             env = dict(record.get("environment", {}), time=record.get("time"))
             counts = f"producer: {_kit_counts(record.get('producer'))}; consumer: {_kit_counts(record.get('consumer'))}"
             rows.append((what, counts, provenance(env)))
+    downstream = downstream_record()
+    what = f"[scikit-learn's and SciPy's array-API tests]({_link(page, 'conformance.md#scikit-learns-and-scipys-own-tests')})"
+    if downstream is None:
+        rows.append((what, _missing_downstream(), ""))
+    else:
+        standin = downstream["standin"]
+        rows.append((what, "; ".join(f"{suite} with {standin}: {downstream_counts(downstream, suite, standin)}"
+                                     for suite in downstream["suites"]), provenance(downstream["environment"])))
     stress = _stress_record()
     what = f"[stress run]({_link(page, 'safety.md#results')})"
     rows.append((what, f"{NO_RESULT} (`docs/results/stress.json` is absent)" if stress is None
@@ -828,6 +927,7 @@ _GENERATORS: dict[str, Callable[[Any], str]] = {
     "benchmark-results": benchmark_results,
     "benchmarks-readme": benchmarks_readme,
     "conformance-result": conformance_result,
+    "downstream-result": downstream_result,
     "dlpack-kit-matrix": dlpack_kit_matrix,
     "status-table": status_table,
     "cuda-status": cuda_status,

@@ -211,6 +211,43 @@ def test_a_summary_without_a_record_is_rendered_from_its_header(hooks: ModuleTyp
     assert {row["status"]["cuda0"] for row in hooks.coverage_rows()} == {"no per-test record"}
 
 
+# ------------------------------------------------------------------------------ scikit-learn's and SciPy's suites
+def test_the_conformance_page_shows_the_downstream_suites() -> None:
+    assert "<!-- generated: downstream-result -->" in (DOCS / "conformance.md").read_text().splitlines()
+
+
+def test_the_downstream_result_is_rendered_as_recorded(hooks: ModuleType) -> None:
+    path = CONFORMANCE / "downstream.json"
+    if not path.is_file():
+        pytest.skip("conformance/results/downstream.json is not recorded yet (make downstream)")
+    record = json.loads(path.read_text())
+    rendered = hooks.downstream_result(None)
+    assert record["environment"]["commit"][:7] in rendered and record["environment"]["time"][:10] in rendered
+    row = next(row for row in hooks.status_rows(None) if "scikit-learn's and SciPy's" in row[0])
+    for suite, summary in record["suites"].items():
+        for namespace in (record["standin"], record["reference"]):
+            counts = summary["counts"][namespace]
+            shown = hooks.downstream_counts(record, suite, namespace)
+            assert shown.startswith(f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors")
+            assert f"| {suite} | `{namespace}` | {shown} |" in rendered
+        assert f"{suite} with {record['standin']}: {hooks.downstream_counts(record, suite, record['standin'])}" in row[1]
+        failures = record["failures"][suite]
+        if failures:
+            assert f"{len(failures)} failed or erroring tests" in rendered and failures[0]["nodeid"] in rendered
+    for target in record["targets"].values():
+        assert f"**{target['verdict']}**" in rendered
+    for key in record["suite_causes"]:
+        assert f"| `{key}` |" in rendered
+
+
+def test_a_missing_downstream_result_is_said_to_be_missing(hooks: ModuleType, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DLARRAY_CONFORMANCE_RESULTS", str(tmp_path))
+    assert "No result file yet (`conformance/results/downstream.json` is absent)" in hooks.downstream_result(None)
+    row = next(row for row in hooks.status_rows(None) if "scikit-learn's and SciPy's" in row[0])
+    assert row[1].startswith(hooks.NO_RESULT)
+
+
 # ------------------------------------------------------------------------------ coverage table
 def test_the_coverage_table_has_every_function_of_the_standard(hooks: ModuleType) -> None:
     import dlarray
