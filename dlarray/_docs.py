@@ -1,0 +1,125 @@
+"""Docstrings composed from parts written once.
+
+What many functions share (the errors of a family of functions, a dtype rule, a parameter that
+means the same everywhere, the link to the function's page of the standard) is written once, and
+composed into each docstring at import; each function keeps what is its own (its summary, its
+special cases, an example that runs: ``tests/test_api_reference.py`` runs every example).
+
+Two ways in, both giving ordinary numpy-style docstrings (``help()``, the API reference):
+
+- a function written out keeps its docstring, a template whose lines ``{name}`` stand for a
+  block shared by its module: ``Sections(...)`` holds the blocks and, as a decorator, fills them
+  in (``{standard}``: the function's link to the standard);
+- a function declared in a table has no ``def`` to hold a docstring: its own parts are a ``Doc``
+  record, which its module renders with :func:`numpy_docstring` around the shared parts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+_Function = TypeVar("_Function", bound=Callable[..., object])
+
+SPEC = "https://data-apis.org/array-api/2025.12/"
+
+
+def standard_link(name: str) -> str:
+    """The line linking the 2025.12 standard's page of function ``name`` (``"add"``, or
+    ``"linalg.det"`` for a function of an extension)."""
+    folder = "extensions" if "." in name else "API_specification"
+    return f"Standard: [`{name}`]({SPEC}{folder}/generated/array_api.{name}.html)."
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What is a function's own in its docstring, for a function declared in a table.
+
+    ``text`` begins as a docstring does: the summary line, then the function's own paragraphs
+    (its special cases). ``params`` maps a parameter to its own words (its module adds what its
+    family shares), ``raises`` an exception to the words its module adds to the family's;
+    ``examples`` are the lines of a doctest session after ``>>> import dlarray as xp``.
+    """
+
+    text: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    returns: str = ""
+    raises: Mapping[str, str] = field(default_factory=dict)
+    examples: str = ""
+
+    @property
+    def summary(self) -> str:
+        return inspect.cleandoc(self.text).partition("\n\n")[0]
+
+    @property
+    def details(self) -> str:
+        return inspect.cleandoc(self.text).partition("\n\n")[2]
+
+
+def numpy_docstring(
+    summary: str,
+    *,
+    details: str = "",
+    link: str = "",
+    parameters: Iterable[tuple[str, str, str]] = (),
+    returns: tuple[str, str] | None = None,
+    raises: Iterable[tuple[str, str]] = (),
+    examples: str = "",
+) -> str:
+    """A numpy-style docstring: ``parameters`` as (name, type, description), ``returns`` as
+    (type, description), ``raises`` as (exception, description), ``examples`` the doctest lines
+    after ``>>> import dlarray as xp``."""
+    lines = [summary, ""]
+    for paragraph in (details, link):
+        if paragraph:
+            lines += [paragraph, ""]
+    parameters = list(parameters)
+    if parameters:
+        lines += ["Parameters", "----------"]
+        for name, kind, text in parameters:
+            lines += [f"{name} : {kind}" if kind else name, f"    {text}"]
+        lines.append("")
+    if returns is not None:
+        lines += ["Returns", "-------", returns[0], f"    {returns[1]}", ""]
+    raises = list(raises)
+    if raises:
+        lines += ["Raises", "------"]
+        for exception, text in raises:
+            lines += [exception, f"    {text}"]
+        lines.append("")
+    lines += ["Examples", "--------", ">>> import dlarray as xp", inspect.cleandoc(examples)]
+    return "\n".join(lines)
+
+
+_PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.M)
+
+
+class Sections:
+    """The blocks a module's docstrings share, and the decorator that fills them in.
+
+    A docstring line that is only ``{name}`` becomes the block ``name``, indented as the line is;
+    ``{standard}`` is the function's link to the standard, whose functions ``extension`` names
+    (``"linalg"``: ``linalg.<name>``; None: the main namespace). An unknown name fails at import.
+    """
+
+    def __init__(self, extension: str | None = None, **blocks: str) -> None:
+        self.extension = extension
+        self.blocks = {name: inspect.cleandoc(text) for name, text in blocks.items()}
+
+    def fill(self, template: str, name: str) -> str:
+        """``template`` (a docstring) with its ``{block}`` lines filled in, for function ``name``."""
+        standard = standard_link(f"{self.extension}.{name}" if self.extension else name)
+
+        def block(match: re.Match[str]) -> str:
+            indent, key = match.groups()
+            text = standard if key == "standard" else self.blocks[key]
+            return "\n".join(f"{indent}{line}" if line else line for line in text.split("\n"))
+
+        return _PLACEHOLDER.sub(block, inspect.cleandoc(template))
+
+    def __call__(self, function: _Function) -> _Function:
+        function.__doc__ = self.fill(function.__doc__ or "", function.__name__)
+        return function
