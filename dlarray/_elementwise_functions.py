@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from ._array import Array, wrap
-from ._devices import devices_differ
+from ._devices import CPU, devices_differ
 from ._elementwise_docs import INTEGER_COMPUTED, SAME, docstring
 
 # in the order of the API reference's page (``members_order: __all__``)
@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 _SCALARS = (bool, int, float, complex)
+_HOST_XP = CPU.backend.xp
 _Scalar = TypeVar("_Scalar")
 _Function = TypeVar("_Function", bound=Callable[..., Array])
 
@@ -150,12 +151,13 @@ def _unary(
 ) -> Callable[[Array], Array]:
     """Element-wise function ``name(x, /)``: the backend's ``ufunc`` of ``x``, or for complex
     input ``complex_case(xp, native)`` where the ufunc misses the standard's special cases."""
+    host = getattr(_HOST_XP, ufunc)  # looked up once; another device's namespace at each call
     if complex_case is None:
         UFUNCS[name] = ufunc
 
         def function(x: Array, /) -> Array:
             xp, native = _operand(x)
-            return wrap(getattr(xp, ufunc)(native))
+            return wrap((host if xp is _HOST_XP else getattr(xp, ufunc))(native))
 
     else:
         fix_up: Callable[[Any, Any], Any] = complex_case
@@ -164,7 +166,7 @@ def _unary(
             xp, native = _operand(x)
             if native.dtype.kind == "c":
                 return wrap(fix_up(xp, native))
-            return wrap(getattr(xp, ufunc)(native))
+            return wrap((host if xp is _HOST_XP else getattr(xp, ufunc))(native))
 
     return _declared(function, name, category)
 
@@ -174,10 +176,11 @@ def _binary(
 ) -> Callable[[Array | _Scalar, Array | _Scalar], Array]:
     """Element-wise function ``name(x1, x2, /)``: the backend's ``ufunc`` of ``x1`` and ``x2``,
     each an Array or a Python scalar of ``category``."""
+    host = getattr(_HOST_XP, ufunc)  # looked up once; another device's namespace at each call
 
     def function(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         xp, a, b = _operands(x1, x2)
-        return wrap(getattr(xp, ufunc)(a, b))
+        return wrap((host if xp is _HOST_XP else getattr(xp, ufunc))(a, b))
 
     UFUNCS[name] = ufunc
     operand = f"Array | {category.scalars}"
