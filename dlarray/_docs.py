@@ -94,6 +94,22 @@ def numpy_docstring(
     return "\n".join(lines)
 
 
+def declared(function: _Function, name: str, doc: str) -> _Function:
+    """``function``, made by a factory for a table's row, named ``name`` (in tracebacks too) and
+    given its docstring ``doc``."""
+    function.__name__ = function.__qualname__ = name
+    function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
+    function.__doc__ = doc
+    return function
+
+
+def parameter_names(function: Callable[..., object]) -> tuple[str, ...]:
+    """The names of ``function``'s parameters, in order (``__annotations__`` may list them in
+    another)."""
+    code = function.__code__  # type: ignore[attr-defined]
+    return code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
 _PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.M)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ._array import Array, wrap
 from ._devices import CPU, devices_differ
+from ._docs import declared, parameter_names
 from ._elementwise_docs import INTEGER_COMPUTED, SAME, docstring
 
 # in the order of the API reference's page (``members_order: __all__``)
@@ -130,9 +131,7 @@ def _documented(category: Category[Any]) -> Callable[[_Function], _Function]:
     """Give a function its docstring, composed from its record, its signature and ``category``."""
 
     def document(function: _Function) -> _Function:
-        code = function.__code__  # the parameters in their order (``__annotations__`` may differ)
-        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        parameters = {name: function.__annotations__[name] for name in names}
+        parameters = {name: function.__annotations__[name] for name in parameter_names(function)}
         function.__doc__ = docstring(function.__name__, parameters, category.words, category.returns)
         return function
 
@@ -140,10 +139,8 @@ def _documented(category: Category[Any]) -> Callable[[_Function], _Function]:
 
 
 def _declared(function: _Function, name: str, category: Category[Any]) -> _Function:
-    """``function``, named ``name`` (in tracebacks too) and documented."""
-    function.__name__ = function.__qualname__ = name
-    function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
-    return _documented(category)(function)
+    """``function``, named ``name`` and documented."""
+    return _documented(category)(declared(function, name, ""))
 
 
 def _unary(

@@ -1,14 +1,16 @@
 """What a type checker sees of the namespace, the functions declared in a table included.
 
-The element-wise functions that are one ufunc call are declared by factories
-(``ceil = _unary("ceil", "ceil", REAL_VALUED)``) whose return types carry the signature; a user's
-script is checked with mypy, in a child process, to see that it reads them: the result type, a
-wrong number of arguments, an operand of the wrong kind.
+The element-wise functions that are one ufunc call, and the fft transforms and shifts, are
+declared by factories (``ceil = _unary("ceil", "ceil", REAL_VALUED)``) whose return types carry
+the signature; a user's script is checked with mypy, in a child process, to see that it reads
+them: the result type, a wrong number of arguments, an argument of the wrong kind.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import dlarray
 import dlarray as xp
 from dlarray import _elementwise_functions as ew
 
@@ -37,6 +40,11 @@ xp.add(x)  # E: call-arg
 xp.logical_and(x, 1.5)  # E: arg-type
 xp.bitwise_left_shift(x, 1.5)  # E: arg-type
 xp.less(x, 1j)  # E: arg-type
+reveal_type(xp.fft.fft(x, n=4, norm="ortho"))
+reveal_type(xp.fft.rfftn(x, axes=(0,)))
+reveal_type(xp.fft.fftshift(x, axes=0))
+xp.fft.fft(x, 4)  # E: call-arg
+xp.fft.ifftn(x, norm="other")  # E: arg-type
 """
 
 
@@ -62,7 +70,7 @@ def test_type_checker_reads_declared_functions(tmp_path: Path) -> None:
         number, kind, message, code = int(match[1]), match[2], match[3], match[4]
         if kind == "error":
             found_errors[number] = code
-        else:
+        elif message.startswith("Revealed type"):
             found_reveals[number] = message
     assert found_errors == expected_errors, result.stdout
     assert set(found_reveals) == reveals, result.stdout
@@ -79,17 +87,34 @@ def test_category_types_agree() -> None:
         assert ew.__annotations__[name] == f"Category[{category.scalars}]", name
 
 
-def test_declared_functions_are_functions() -> None:
-    """A declared function is a plain function named as it is exported (its tracebacks too), with
-    its positional-only signature, and pickles by reference like a written-out one."""
-    import inspect
-    import pickle
+# the fft functions declared in a table, by the Protocol their factory returns
+FFT_DECLARED = {
+    dlarray.fft._OneDimensional: ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"),
+    dlarray.fft._NDimensional: ("fftn", "ifftn", "rfftn", "irfftn"),
+    dlarray.fft._Shift: ("fftshift", "ifftshift"),
+}
 
-    for name in ew.UFUNCS:
-        function = getattr(xp, name)
+
+def test_fft_signatures_agree() -> None:
+    """Each fft function declared in a table has at run time the signature its factory's Protocol
+    gives a type checker (parameters, kinds, defaults, annotations)."""
+    for protocol, names in FFT_DECLARED.items():
+        static = inspect.signature(protocol.__call__)
+        static = static.replace(parameters=list(static.parameters.values())[1:])  # without self
+        for name in names:
+            assert str(inspect.signature(getattr(dlarray.fft, name))) == str(static), name
+
+
+def test_declared_functions_are_functions() -> None:
+    """A declared function is a plain function named as it is exported (its tracebacks too), takes
+    its array positionally, and pickles by reference like a written-out one."""
+    declared = [getattr(xp, name) for name in ew.UFUNCS]
+    declared += [getattr(dlarray.fft, name) for names in FFT_DECLARED.values() for name in names]
+    for function in declared:
+        name = function.__name__
         assert inspect.isfunction(function), name
         assert (function.__name__, function.__qualname__, function.__code__.co_name) == (name, name, name)
-        assert function.__module__ == "dlarray._elementwise_functions"
-        kinds = {p.kind for p in inspect.signature(function).parameters.values()}
-        assert kinds == {inspect.Parameter.POSITIONAL_ONLY}, name
+        assert getattr(sys.modules[function.__module__], name) is function
+        first = next(iter(inspect.signature(function).parameters.values()))
+        assert first.kind is inspect.Parameter.POSITIONAL_ONLY, name
         assert pickle.loads(pickle.dumps(function)) is function
