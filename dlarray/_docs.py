@@ -9,7 +9,7 @@ Two ways in, both giving ordinary numpy-style docstrings (``help()``, the API re
 
 - a function written out keeps its docstring, a template whose lines ``{name}`` stand for a
   block shared by its module: ``Sections(...)`` holds the blocks and, as a decorator, fills them
-  in (``{standard}``: the function's link to the standard);
+  in, adds the function's link to the standard and opens its examples with the import;
 - a function declared in a table has no ``def`` to hold a docstring: its own parts are a ``Doc``
   record, which its module renders with :func:`numpy_docstring` around the shared parts.
 """
@@ -110,32 +110,60 @@ def parameter_names(function: Callable[..., object]) -> tuple[str, ...]:
     return code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
 
 
-_PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.M)
+#: Blocks that docstrings of several modules share: every ``Sections`` fills them in.
+SHARED = {
+    # a function that takes a stack of matrices by its metadata (no compute: every dtype)
+    "matrix_stack_errors": """
+        Raises
+        ------
+        TypeError
+            ``x`` is not an Array.
+        ValueError
+            ``x`` has fewer than two dimensions.
+    """,
+}
+
+_PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)
+_FIRST_SECTION = re.compile(r"^\w[\w ]*\n-+$", re.MULTILINE)
+_EXAMPLES = "Examples\n--------\n"
 
 
 class Sections:
-    """The blocks a module's docstrings share, and the decorator that fills them in.
+    """The blocks a module's docstrings share, and the decorator that composes a docstring.
 
-    A docstring line that is only ``{name}`` becomes the block ``name``, indented as the line is;
-    ``{standard}`` is the function's link to the standard, whose functions ``extension`` names
-    (``"linalg"``: ``linalg.<name>``; None: the main namespace). An unknown name fails at import.
+    The decorator takes a function's docstring as a template: a line that is only ``{name}``
+    becomes the block ``name`` (the module's, or one of ``SHARED``), indented as the line is (an
+    unknown name fails at import); the
+    link to the function's page of the standard, whose functions ``extension`` names
+    (``"linalg"``: ``linalg.<name>``; None: the main namespace), becomes the paragraph before the
+    first section; ``>>> import dlarray as xp`` opens the Examples section.
     """
 
     def __init__(self, extension: str | None = None, **blocks: str) -> None:
         self.extension = extension
-        self.blocks = {name: inspect.cleandoc(text) for name, text in blocks.items()}
+        self.blocks = {name: inspect.cleandoc(text) for name, text in {**SHARED, **blocks}.items()}
 
-    def fill(self, template: str, name: str) -> str:
-        """``template`` (a docstring) with its ``{block}`` lines filled in, for function ``name``."""
-        standard = standard_link(f"{self.extension}.{name}" if self.extension else name)
+    def fill(self, template: str, name: str | None) -> str:
+        """``template`` (a docstring) composed for function ``name`` (None: one outside the
+        standard, with no link)."""
 
         def block(match: re.Match[str]) -> str:
             indent, key = match.groups()
-            text = standard if key == "standard" else self.blocks[key]
-            return "\n".join(f"{indent}{line}" if line else line for line in text.split("\n"))
+            return "\n".join(f"{indent}{line}" if line else line for line in self.blocks[key].split("\n"))
 
-        return _PLACEHOLDER.sub(block, inspect.cleandoc(template))
+        text = _PLACEHOLDER.sub(block, inspect.cleandoc(template))
+        if name is not None:
+            link = standard_link(f"{self.extension}.{name}" if self.extension else name)
+            first = _FIRST_SECTION.search(text)
+            at = first.start() if first else len(text)
+            text = f"{text[:at]}{link}\n\n{text[at:]}"
+        return text.replace(_EXAMPLES, f"{_EXAMPLES}>>> import dlarray as xp\n", 1)
 
     def __call__(self, function: _Function) -> _Function:
         function.__doc__ = self.fill(function.__doc__ or "", function.__name__)
+        return function
+
+    def outside_standard(self, function: _Function) -> _Function:
+        """The decorator for a function the standard does not have: no link."""
+        function.__doc__ = self.fill(function.__doc__ or "", None)
         return function

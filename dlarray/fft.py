@@ -385,8 +385,6 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
-    {standard}
-
     {frequency_parameters}
 
     Returns
@@ -398,7 +396,6 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
 
     Examples
     --------
-    >>> import dlarray as xp
     >>> xp.fft.fftfreq(4)
     Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
@@ -411,8 +408,6 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Non-negative sample frequencies of a length-``n`` real transform (`rfft`).
 
-    {standard}
-
     {frequency_parameters}
 
     Returns
@@ -424,7 +419,6 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: D
 
     Examples
     --------
-    >>> import dlarray as xp
     >>> xp.fft.rfftfreq(4, d=0.5)
     Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
     """
