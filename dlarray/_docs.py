@@ -8,8 +8,9 @@ special cases, an example that runs: ``tests/test_api_reference.py`` runs every 
 Two ways in, both giving ordinary numpy-style docstrings (``help()``, the API reference):
 
 - a function written out keeps its docstring, a template whose lines ``{name}`` stand for a
-  block shared by its module: ``Sections(...)`` holds the blocks and, as a decorator, fills them
-  in, adds the function's link to the standard and opens its examples with the import;
+  block shared by its module (or by several: ``SHARED``, ``{examples}`` among them):
+  ``Sections(...)`` holds the blocks and, as a decorator, fills them in and adds the function's
+  link to the standard;
 - a function declared in a table has no ``def`` to hold a docstring: its own parts are a ``Doc``
   record, which its module renders with :func:`numpy_docstring` around the shared parts.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -59,6 +61,16 @@ class Doc:
         return inspect.cleandoc(self.text).partition("\n\n")[2]
 
 
+def entries(items: Iterable[tuple[str, str]]) -> str:
+    """Entries of a numpy-style section: each name, then its description indented."""
+    return "\n".join(f"{name}\n    {text}" for name, text in items)
+
+
+def section(title: str, items: Iterable[tuple[str, str]]) -> str:
+    """A numpy-style section: ``title`` underlined, then its entries."""
+    return f"{title}\n{'-' * len(title)}\n{entries(items)}".rstrip("\n")
+
+
 def numpy_docstring(
     summary: str,
     *,
@@ -72,26 +84,17 @@ def numpy_docstring(
     """A numpy-style docstring: ``parameters`` as (name, type, description), ``returns`` as
     (type, description), ``raises`` as (exception, description), ``examples`` the doctest lines
     after ``>>> import dlarray as xp``."""
-    lines = [summary, ""]
-    for paragraph in (details, link):
-        if paragraph:
-            lines += [paragraph, ""]
-    parameters = list(parameters)
-    if parameters:
-        lines += ["Parameters", "----------"]
-        for name, kind, text in parameters:
-            lines += [f"{name} : {kind}" if kind else name, f"    {text}"]
-        lines.append("")
+    parts = [summary, details, link]
+    entries = [(f"{name} : {kind}" if kind else name, text) for name, kind, text in parameters]
+    if entries:
+        parts.append(section("Parameters", entries))
     if returns is not None:
-        lines += ["Returns", "-------", returns[0], f"    {returns[1]}", ""]
-    raises = list(raises)
-    if raises:
-        lines += ["Raises", "------"]
-        for exception, text in raises:
-            lines += [exception, f"    {text}"]
-        lines.append("")
-    lines += ["Examples", "--------", ">>> import dlarray as xp", inspect.cleandoc(examples)]
-    return "\n".join(lines)
+        parts.append(section("Returns", [returns]))
+    errors = list(raises)
+    if errors:
+        parts.append(section("Raises", errors))
+    parts.append(f"{section('Examples', [])}\n>>> import dlarray as xp\n{inspect.cleandoc(examples)}")
+    return "\n\n".join(part for part in parts if part)
 
 
 def declared(function: _Function, name: str, doc: str) -> _Function:
@@ -103,6 +106,37 @@ def declared(function: _Function, name: str, doc: str) -> _Function:
     return function
 
 
+def declare(
+    function: _Function,
+    name: str,
+    doc: Doc,
+    *,
+    words: Mapping[str, str],
+    errors: Mapping[str, str],
+    returns: str = "Array",
+    returned: str = "",
+    standard: str | None = "",
+) -> _Function:
+    """``function``, made by a factory for a table's row, named ``name`` and documented: its
+    record ``doc``, with its family's ``words`` for its parameters and ``returned`` for its result
+    (the record's own words win), its family's ``errors`` (the record's words added), ``returns``
+    the type it returns, and a link to the page of ``standard`` (``""``: ``name``'s in the main
+    namespace; None: no link)."""
+    own = {**words, **doc.params}
+    raises = dict(errors)
+    for exception, text in doc.raises.items():
+        raises[exception] = f"{raises[exception]} {text}" if exception in raises else text
+    return declared(function, name, numpy_docstring(
+        doc.summary,
+        details=doc.details,
+        link="" if standard is None else standard_link(standard or name),
+        parameters=[(parameter, "", own[parameter]) for parameter in parameter_names(function)],
+        returns=(returns, doc.returns or returned),
+        raises=raises.items(),
+        examples=doc.examples,
+    ))
+
+
 def parameter_names(function: Callable[..., object]) -> tuple[str, ...]:
     """The names of ``function``'s parameters, in order (``__annotations__`` may list them in
     another)."""
@@ -112,6 +146,21 @@ def parameter_names(function: Callable[..., object]) -> tuple[str, ...]:
 
 #: Blocks that docstrings of several modules share: every ``Sections`` fills them in.
 SHARED = {
+    # the head of every Examples section (the function's doctest lines follow)
+    "examples": """
+        Examples
+        --------
+        >>> import dlarray as xp
+    """,
+    # a function of an Array along an axis, of every dtype
+    "axis_errors": """
+        Raises
+        ------
+        TypeError
+            ``x`` is not an Array.
+        ValueError
+            An axis out of range (``AxisError``, also an `IndexError`).
+    """,
     # a function that takes a stack of matrices by its metadata (no compute: every dtype)
     "matrix_stack_errors": """
         Raises
@@ -125,23 +174,23 @@ SHARED = {
 
 _PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)
 _FIRST_SECTION = re.compile(r"^\w[\w ]*\n-+$", re.MULTILINE)
-_EXAMPLES = "Examples\n--------\n"
 
 
 class Sections:
     """The blocks a module's docstrings share, and the decorator that composes a docstring.
 
     The decorator takes a function's docstring as a template: a line that is only ``{name}``
-    becomes the block ``name`` (the module's, or one of ``SHARED``), indented as the line is (an
-    unknown name fails at import); the
+    becomes the block ``name`` (the module's, or one of ``SHARED``; it may hold ``{name}`` lines
+    of its own), indented as the line is (an unknown name fails at import); the
     link to the function's page of the standard, whose functions ``extension`` names
     (``"linalg"``: ``linalg.<name>``; None: the main namespace), becomes the paragraph before the
-    first section; ``>>> import dlarray as xp`` opens the Examples section.
+    first section. ``{examples}`` opens the Examples section (with ``>>> import dlarray as xp``).
     """
 
     def __init__(self, extension: str | None = None, **blocks: str) -> None:
         self.extension = extension
-        self.blocks = {name: inspect.cleandoc(text) for name, text in {**SHARED, **blocks}.items()}
+        # dedented as a whole (cleandoc would treat a block's first line apart from the rest)
+        self.blocks = {name: textwrap.dedent(text).strip("\n") for name, text in {**SHARED, **blocks}.items()}
 
     def fill(self, template: str, name: str | None) -> str:
         """``template`` (a docstring) composed for function ``name`` (None: one outside the
@@ -151,13 +200,15 @@ class Sections:
             indent, key = match.groups()
             return "\n".join(f"{indent}{line}" if line else line for line in self.blocks[key].split("\n"))
 
-        text = _PLACEHOLDER.sub(block, inspect.cleandoc(template))
+        text = inspect.cleandoc(template)
+        while _PLACEHOLDER.search(text):  # a block may hold others
+            text = _PLACEHOLDER.sub(block, text)
         if name is not None:
             link = standard_link(f"{self.extension}.{name}" if self.extension else name)
             first = _FIRST_SECTION.search(text)
             at = first.start() if first else len(text)
             text = f"{text[:at]}{link}\n\n{text[at:]}"
-        return text.replace(_EXAMPLES, f"{_EXAMPLES}>>> import dlarray as xp\n", 1)
+        return text
 
     def __call__(self, function: _Function) -> _Function:
         function.__doc__ = self.fill(function.__doc__ or "", function.__name__)

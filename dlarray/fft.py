@@ -19,7 +19,7 @@ from ._args import scalar_device as _scalar_device
 from ._args import scalar_value as _scalar_value
 from ._array import Array, wrap
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
-from ._docs import Doc, Sections, declared, numpy_docstring, parameter_names, standard_link
+from ._docs import Doc, Sections, declare
 from ._dtypes import DType, as_dtype, float64
 
 _HOST_XP = CPU.backend.xp  # frequencies are computed on the host, then moved
@@ -256,21 +256,12 @@ def _declared(transform: _Transform, name: str, real: bool, words: dict[str, str
     """``transform`` named ``name`` and documented: its record, with what the transforms share
     (``real``: it takes real input only; ``words``: its parameters' shared words; ``length``: the
     parameter that sets its length)."""
-    doc = _DOCS[name]
-    words = {"x": _INPUT[real], **words, **doc.params}
     errors = {
         "TypeError": _ERRORS["TypeError"] + ("; ``x`` is complex." if real else "."),
         "ValueError": _ERRORS["ValueError"].format(length=length),
     }
-    return declared(transform, name, numpy_docstring(
-        doc.summary,
-        details=doc.details,
-        link=standard_link(f"fft.{name}"),
-        parameters=[(parameter, "", words[parameter]) for parameter in parameter_names(transform)],
-        returns=("Array", doc.returns),
-        raises=errors.items(),
-        examples=doc.examples,
-    ))
+    words = {"x": _INPUT[real], **words}
+    return declare(transform, name, _DOCS[name], words=words, errors=errors, standard=f"fft.{name}")
 
 
 def _one_dimensional(name: str, direction: str, *, real: bool = False) -> _OneDimensional:
@@ -394,8 +385,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
 
     {frequency_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.fft.fftfreq(4)
     Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
@@ -417,8 +407,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: D
 
     {frequency_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.fft.rfftfreq(4, d=0.5)
     Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
     """
@@ -473,15 +462,13 @@ def _shift(name: str) -> _Shift:
         native = x._as_native()
         return wrap(_backend_function(x, f"fft.{name}")(native, axes=_shift_axes(axes, native.ndim, name)))
 
-    doc = _SHIFT_DOCS[name]
-    return declared(shift, name, numpy_docstring(
-        doc.summary,
-        link=standard_link(f"fft.{name}"),
-        parameters=[("x", "", "Input array."), ("axes", "", "Axis or axes to shift; ``None``: all of them.")],
-        returns=("Array", "A new array, same shape and dtype as ``x``."),
-        raises=[("TypeError", "``x`` is not an Array."), ("ValueError", "An axis out of range.")],
-        examples=doc.examples,
-    ))
+    return declare(
+        shift, name, _SHIFT_DOCS[name],
+        words={"x": "Input array.", "axes": "Axis or axes to shift; ``None``: all of them."},
+        returned="A new array, same shape and dtype as ``x``.",
+        errors={"TypeError": "``x`` is not an Array.", "ValueError": "An axis out of range."},
+        standard=f"fft.{name}",
+    )
 
 
 fftshift = _shift("fftshift")

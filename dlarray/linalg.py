@@ -178,8 +178,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     {square_errors}
         A matrix is not positive definite (numpy's ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.cholesky(xp.asarray([[4.0, 2.0], [2.0, 5.0]]))
     Array([[2., 0.],
            [1., 2.]], dtype=float64, device=cpu)
@@ -214,8 +213,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         A size other than 3 along ``axis``; shapes that do not broadcast; arrays on different
         devices.
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0, 1, 0]))
     Array([0, 0, 1], dtype=int64, device=cpu)
     """
@@ -241,8 +239,7 @@ def det(x: Array, /) -> Array:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.det(xp.asarray([[2.0, 1.0], [1.0, 3.0]]))
     Array(5., dtype=float64, device=cpu)
     """
@@ -266,8 +263,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
     {matrix_stack_errors}
 
-    Examples
-    --------
+    {examples}
     >>> m = xp.reshape(xp.arange(9), (3, 3))
     >>> xp.linalg.diagonal(m), xp.linalg.diagonal(m, offset=1)
     (Array([0, 4, 8], dtype=int64, device=cpu), Array([1, 5], dtype=int64, device=cpu))
@@ -321,8 +317,7 @@ def eigh(x: Array, /) -> EighResult:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> w, v = xp.linalg.eigh(xp.asarray([[2.0, 0.0], [0.0, 1.0]]))
     >>> w
     Array([1., 2.], dtype=float64, device=cpu)
@@ -350,8 +345,7 @@ def eigvalsh(x: Array, /) -> Array:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.eigvalsh(xp.asarray([[2.0, 1.0], [1.0, 2.0]]))
     Array([1., 3.], dtype=float64, device=cpu)
     """
@@ -373,8 +367,7 @@ def eig(x: Array, /) -> EigResult:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> w, v = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
     >>> w
     Array([2.+0.j, 3.+0.j], dtype=complex128, device=cpu)
@@ -396,8 +389,7 @@ def eigvals(x: Array, /) -> Array:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.eigvals(xp.asarray([[0.0, -1.0], [1.0, 0.0]]))
     Array([0.+1.j, 0.-1.j], dtype=complex128, device=cpu)
     """
@@ -418,8 +410,7 @@ def inv(x: Array, /) -> Array:
     {square_errors}
         The matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.inv(xp.asarray([[2.0, 0.0], [0.0, 4.0]]))
     Array([[0.5 , 0.  ],
            [0.  , 0.25]], dtype=float64, device=cpu)
@@ -453,8 +444,7 @@ def matrix_norm(
     {matrices_errors}
         Another ``ord``.
 
-    Examples
-    --------
+    {examples}
     >>> m = xp.asarray([[3.0, 0.0], [0.0, -4.0]])
     >>> xp.linalg.matrix_norm(m), xp.linalg.matrix_norm(m, ord=1)
     (Array(5., dtype=float64, device=cpu), Array(4., dtype=float64, device=cpu))
@@ -491,8 +481,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     ValueError
         ``x`` is not of shape ``(..., M, M)``; a negative ``n`` for a singular matrix.
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.matrix_power(xp.asarray([[1, 1], [0, 1]]), 3)
     Array([[1, 3],
            [0, 1]], dtype=int64, device=cpu)
@@ -521,8 +510,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
     {matrices_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.matrix_rank(xp.asarray([[1.0, 2.0], [2.0, 4.0]]))
     Array(1, dtype=int64, device=cpu)
     """
@@ -554,8 +542,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     ValueError
         An operand that is not one-dimensional; arrays on different devices.
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.outer(xp.asarray([1, 2]), xp.asarray([1, 10, 100]))
     Array([[  1,  10, 100],
            [  2,  20, 200]], dtype=int64, device=cpu)
@@ -582,8 +569,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
     {matrices_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.pinv(xp.asarray([[2.0, 0.0], [0.0, 0.0]]))
     Array([[0.5, 0. ],
            [0. , 0. ]], dtype=float64, device=cpu)
@@ -610,8 +596,7 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     {matrices_errors}
         Another ``mode``.
 
-    Examples
-    --------
+    {examples}
     >>> q, r = xp.linalg.qr(xp.ones((3, 2)))
     >>> q.shape, r.shape
     ((3, 2), (2, 2))
@@ -639,8 +624,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
     {square_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.slogdet(xp.asarray([[-1.0, 0.0], [0.0, 1.0]]))
     SlogdetResult(sign=Array(-1., dtype=float64, device=cpu), logabsdet=Array(0., dtype=float64, device=cpu))
     """
@@ -674,8 +658,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         Shapes that do not match; arrays on different devices; the matrix is singular (numpy's
         ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.solve(xp.asarray([[2.0, 0.0], [0.0, 4.0]]), xp.asarray([1.0, 1.0]))
     Array([0.5 , 0.25], dtype=float64, device=cpu)
     """
@@ -708,8 +691,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 
     {matrices_errors}
 
-    Examples
-    --------
+    {examples}
     >>> u, s, vh = xp.linalg.svd(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
     >>> s
     Array([5., 3.], dtype=float64, device=cpu)
@@ -731,8 +713,7 @@ def svdvals(x: Array, /) -> Array:
 
     {matrices_errors}
 
-    Examples
-    --------
+    {examples}
     >>> xp.linalg.svdvals(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
     Array([5., 3.], dtype=float64, device=cpu)
     """
@@ -758,8 +739,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
 
     {matrices_errors}
 
-    Examples
-    --------
+    {examples}
     >>> m = xp.reshape(xp.arange(9, dtype=xp.int8), (3, 3))
     >>> xp.linalg.trace(m), xp.linalg.trace(m, offset=-1)
     (Array(12, dtype=int64, device=cpu), Array(10, dtype=int64, device=cpu))
@@ -807,8 +787,7 @@ def vector_norm(
     ValueError
         An axis out of range (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
+    {examples}
     >>> x = xp.asarray([[3.0, 4.0], [0.0, -1.0]])
     >>> xp.linalg.vector_norm(x, axis=1)
     Array([5., 1.], dtype=float64, device=cpu)

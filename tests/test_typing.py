@@ -1,6 +1,7 @@
 """What a type checker sees of the namespace, the functions declared in a table included.
 
-The element-wise functions that are one ufunc call, and the fft transforms and shifts, are
+The element-wise functions that are one ufunc call, the fft transforms and shifts, and the
+reductions that are one call of a shared helper (``sum``, ``max``, ``all``, ``argmax``, ...) are
 declared by factories (``ceil = _unary("ceil", "ceil", REAL_VALUED)``) whose return types carry
 the signature; a user's script is checked with mypy, in a child process, to see that it reads
 them: the result type, a wrong number of arguments, an argument of the wrong kind.
@@ -15,12 +16,15 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import dlarray
 import dlarray as xp
 from dlarray import _elementwise_functions as ew
+from dlarray import _searching_functions as searching
+from dlarray import _statistical_functions as st
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,6 +47,11 @@ xp.less(x, 1j)  # E: arg-type
 reveal_type(xp.fft.fft(x, n=4, norm="ortho"))
 reveal_type(xp.fft.rfftn(x, axes=(0,)))
 reveal_type(xp.fft.fftshift(x, axes=0))
+reveal_type(xp.sum(x, axis=0, keepdims=True))
+reveal_type(xp.argmax(x))
+xp.std(x, correction=1, keepdims=True)
+xp.cumulative_sum(x, axis=(0, 1))  # E: arg-type
+xp.max(x, 0)  # E: call-arg
 xp.fft.fft(x, 4)  # E: call-arg
 xp.fft.ifftn(x, norm="other")  # E: arg-type
 """
@@ -87,29 +96,42 @@ def test_category_types_agree() -> None:
         assert ew.__annotations__[name] == f"Category[{category.scalars}]", name
 
 
-# the fft functions declared in a table, by the Protocol their factory returns
-FFT_DECLARED = {
-    dlarray.fft._OneDimensional: ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"),
-    dlarray.fft._NDimensional: ("fftn", "ifftn", "rfftn", "irfftn"),
-    dlarray.fft._Shift: ("fftshift", "ifftshift"),
+# the functions declared in a table beside the element-wise ones, by the Protocol their factory
+# returns (a type checker reads the Protocol, a user calls the function)
+DECLARED = {
+    dlarray.fft._OneDimensional: ("fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.hfft", "fft.ihfft"),
+    dlarray.fft._NDimensional: ("fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn"),
+    dlarray.fft._Shift: ("fft.fftshift", "fft.ifftshift"),
+    st.Reduction: ("max", "min", "all", "any"),
+    st._Accumulation: ("sum", "prod"),
+    st._Spread: ("var", "std"),
+    st._Cumulative: ("cumulative_sum", "cumulative_prod"),
+    searching._ArgExtremum: ("argmax", "argmin"),
 }
 
 
-def test_fft_signatures_agree() -> None:
-    """Each fft function declared in a table has at run time the signature its factory's Protocol
+def _public(name: str) -> Any:
+    owner: Any = dlarray
+    for part in name.split("."):
+        owner = getattr(owner, part)
+    return owner
+
+
+def test_declared_signatures_agree() -> None:
+    """Each function declared in a table has at run time the signature its factory's Protocol
     gives a type checker (parameters, kinds, defaults, annotations)."""
-    for protocol, names in FFT_DECLARED.items():
+    for protocol, names in DECLARED.items():
         static = inspect.signature(protocol.__call__)
         static = static.replace(parameters=list(static.parameters.values())[1:])  # without self
         for name in names:
-            assert str(inspect.signature(getattr(dlarray.fft, name))) == str(static), name
+            assert str(inspect.signature(_public(name))) == str(static), name
 
 
 def test_declared_functions_are_functions() -> None:
     """A declared function is a plain function named as it is exported (its tracebacks too), takes
     its array positionally, and pickles by reference like a written-out one."""
     declared = [getattr(xp, name) for name in ew.UFUNCS]
-    declared += [getattr(dlarray.fft, name) for names in FFT_DECLARED.values() for name in names]
+    declared += [_public(name) for names in DECLARED.values() for name in names]
     for function in declared:
         name = function.__name__
         assert inspect.isfunction(function), name
