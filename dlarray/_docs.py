@@ -21,8 +21,7 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 _Function = TypeVar("_Function", bound=Callable[..., object])
 
@@ -36,8 +35,7 @@ def standard_link(name: str) -> str:
     return f"Standard: [`{name}`]({SPEC}{folder}/generated/array_api.{name}.html)."
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(NamedTuple):
     """What is a function's own in its docstring, for a function declared in a table.
 
     ``text`` begins as a docstring does: the summary line, then the function's own paragraphs
@@ -47,9 +45,9 @@ class Doc:
     """
 
     text: str
-    params: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = {}
     returns: str = ""
-    raises: Mapping[str, str] = field(default_factory=dict)
+    raises: Mapping[str, str] = {}
     examples: str = ""
 
     @property
@@ -85,9 +83,9 @@ def numpy_docstring(
     (type, description), ``raises`` as (exception, description), ``examples`` the doctest lines
     after ``>>> import dlarray as xp``."""
     parts = [summary, details, link]
-    entries = [(f"{name} : {kind}" if kind else name, text) for name, kind, text in parameters]
-    if entries:
-        parts.append(section("Parameters", entries))
+    described = [(f"{name} : {kind}" if kind else name, text) for name, kind, text in parameters]
+    if described:
+        parts.append(section("Parameters", described))
     if returns is not None:
         parts.append(section("Returns", [returns]))
     errors = list(raises)
@@ -181,10 +179,10 @@ class Sections:
 
     The decorator takes a function's docstring as a template: a line that is only ``{name}``
     becomes the block ``name`` (the module's, or one of ``SHARED``; it may hold ``{name}`` lines
-    of its own), indented as the line is (an unknown name fails at import); the
-    link to the function's page of the standard, whose functions ``extension`` names
-    (``"linalg"``: ``linalg.<name>``; None: the main namespace), becomes the paragraph before the
-    first section. ``{examples}`` opens the Examples section (with ``>>> import dlarray as xp``).
+    of its own), indented as the line is (an unknown name fails at import). ``{examples}`` opens
+    the Examples section (with ``>>> import dlarray as xp``). The link to the function's page of
+    the standard, whose functions ``extension`` names (``"linalg"``: ``linalg.<name>``; None: the
+    main namespace), becomes the paragraph before the first section.
     """
 
     def __init__(self, extension: str | None = None, **blocks: str) -> None:
@@ -201,7 +199,7 @@ class Sections:
             return "\n".join(f"{indent}{line}" if line else line for line in self.blocks[key].split("\n"))
 
         text = inspect.cleandoc(template)
-        while _PLACEHOLDER.search(text):  # a block may hold others
+        for _ in range(3):  # a block may hold others
             text = _PLACEHOLDER.sub(block, text)
         if name is not None:
             link = standard_link(f"{self.extension}.{name}" if self.extension else name)
