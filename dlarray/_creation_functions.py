@@ -475,11 +475,14 @@ def _new(
 
 
 _DEVICE = (
-    "Device of the result (a `Device`, ``\"cpu\"``, ``\"cuda:0\"``, ...); default the default device (the CPU "
-    "unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise)."
+    "Device of the result (a `Device`, ``\"cpu\"``, ``\"cuda:0\"``, ...); default the default device "
+    "(the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise)."
 )
 _LIKE_X = "The array whose shape (and, unless given, dtype and device) the result takes."
-_LIKE_DTYPE_DEVICE = [("dtype", "Data type; default ``x``'s."), ("device", "Device of the result; default ``x``'s.")]
+_LIKE_DTYPE_DEVICE = [
+    ("dtype", "Data type; default ``x``'s."),
+    ("device", "Device of the result; default ``x``'s."),
+]
 # What the docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
 _doc = Sections(
     shape_parameter=section("Parameters", [("shape", "Size of each dimension.")]),
@@ -490,8 +493,8 @@ _doc = Sections(
         ("device", _DEVICE),
     ]),
     shape_errors=section("Raises", [
-        ("TypeError", "``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a "
-                      "device."),
+        ("TypeError", "``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is "
+                      "not a device."),
         ("ValueError", "A negative size; an unknown device name."),
     ]),
     like_x=entries([("x", _LIKE_X)]),

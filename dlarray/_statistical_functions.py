@@ -201,7 +201,9 @@ _DOCS = {
 class Reduction(Protocol):
     """The signature of a reduction over axes (``max``, ``all``, ...), as a type checker reads it."""
 
-    def __call__(self, x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array: ...
+    def __call__(
+        self, x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+    ) -> Array: ...
 
 
 class _Accumulation(Protocol):
@@ -370,7 +372,8 @@ class _Cumulative(Protocol):
     """The signature of ``cumulative_sum`` and ``cumulative_prod``, as a type checker reads it."""
 
     def __call__(
-        self, x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
+        self, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+        include_initial: bool = False,
     ) -> Array: ...
 
 
@@ -384,7 +387,10 @@ def _cumulative_of(name: str, identity: int) -> _Cumulative:
 
     return declare(
         function, name, _CUMULATIVE_DOCS[name],
-        words={"x": "Numeric input array.", "axis": "Axis to accumulate along; optional only for 1-D arrays."},
+        words={
+            "x": "Numeric input array.",
+            "axis": "Axis to accumulate along; optional only for 1-D arrays.",
+        },
         returned="Same shape as ``x`` (one more along ``axis`` with ``include_initial``).",
         errors={
             "TypeError": _ERRORS["TypeError"],
