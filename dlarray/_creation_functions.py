@@ -24,6 +24,7 @@ from ._args import scalar_device, scalar_value, xp_of
 from ._producers import fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
+from ._docs import Sections, entries, section
 
 __all__ = [
     "arange",
@@ -471,36 +472,66 @@ def _new(
 
 
 # ---------------------------------------------------------------- functions
+
+
+_DEVICE = (
+    "Device of the result (a `Device`, ``\"cpu\"``, ``\"cuda:0\"``, ...); default the default device "
+    "(the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise)."
+)
+_LIKE_X = "The array whose shape (and, unless given, dtype and device) the result takes."
+_LIKE_DTYPE_DEVICE = [
+    ("dtype", "Data type; default ``x``'s."),
+    ("device", "Device of the result; default ``x``'s."),
+]
+# What the docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_doc = Sections(
+    shape_parameter=section("Parameters", [("shape", "Size of each dimension.")]),
+    device_parameter=entries([("device", _DEVICE)]),
+    new_array_parameters=section("Parameters", [
+        ("shape", "Size of each dimension."),
+        ("dtype", "Data type; default ``float64``. bfloat16 and the float8/6/4 types too."),
+        ("device", _DEVICE),
+    ]),
+    shape_errors=section("Raises", [
+        ("TypeError", "``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is "
+                      "not a device."),
+        ("ValueError", "A negative size; an unknown device name."),
+    ]),
+    like_x=entries([("x", _LIKE_X)]),
+    like_dtype_device=entries(_LIKE_DTYPE_DEVICE),
+    triangle_sections="\n\n".join([
+        section("Parameters", [
+            ("x", "An array of rank 2 or more; the last two axes are the matrices."),
+            ("k", "The diagonal: 0 the main one, positive above it, negative below."),
+        ]),
+        section("Returns", [("Array", "A new array, same shape, dtype and device as ``x``.")]),
+        "{matrix_stack_errors}",
+    ]),
+    like_sections="\n\n".join([
+        section("Parameters", [("x", _LIKE_X), *_LIKE_DTYPE_DEVICE]),
+        section("Returns", [("Array", "")]).rstrip(),
+        section("Raises", [
+            ("TypeError", "``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device."),
+            ("ValueError", "An unknown device name."),
+        ]),
+    ]),
+)
+
+
+@_doc
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` whose elements are not initialised.
 
-    Standard: [`empty`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty.html).
-
-    Parameters
-    ----------
-    shape
-        Size of each dimension.
-    dtype
-        Data type; default ``float64``. bfloat16 and the float8/6/4 types too.
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {new_array_parameters}
 
     Returns
     -------
     Array
         Writable, C-contiguous; its values are whatever the memory held.
 
-    Raises
-    ------
-    TypeError
-        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        A negative size; an unknown device name.
+    {shape_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.empty((2, 3), dtype=xp.int32)
     >>> x.shape, x.dtype
     ((2, 3), dlarray.int32)
@@ -508,36 +539,24 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: D
     return _new(shape, dtype, device, _HOST_XP.empty, _no_pattern)
 
 
+@_doc
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with zeros.
 
-    Standard: [`zeros`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros.html).
-
-    Parameters
-    ----------
-    shape
-        Size of each dimension.
+    {shape_parameter}
     dtype
         Data type; default ``float64``. bfloat16 and the float8/6/4 types too, except
         ``float8_e8m0fnu``, which has no zero (`TypeError`).
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {device_parameter}
 
     Returns
     -------
     Array
+        Writable, C-contiguous, every element zero.
 
-    Raises
-    ------
-    TypeError
-        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        A negative size; an unknown device name.
+    {shape_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.zeros((2, 2))
     Array([[0., 0.],
            [0., 0.]], dtype=float64, device=cpu)
@@ -547,35 +566,20 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: D
     return _new(shape, dtype, device, _HOST_XP.zeros, _zero_pattern)
 
 
+@_doc
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``shape`` filled with ones (``1 + 0j`` for complex dtypes).
 
-    Standard: [`ones`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html).
-
-    Parameters
-    ----------
-    shape
-        Size of each dimension.
-    dtype
-        Data type; default ``float64``. bfloat16 and the float8/6/4 types too.
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {new_array_parameters}
 
     Returns
     -------
     Array
+        Writable, C-contiguous, every element one.
 
-    Raises
-    ------
-    TypeError
-        ``shape`` is not an int or a tuple of ints; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        A negative size; an unknown device name.
+    {shape_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.ones(3, dtype=xp.int8)
     Array([1, 1, 1], dtype=int8, device=cpu)
     """
@@ -609,6 +613,7 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
     return _placed(_HOST_XP.full(shape, fill_value, dtype=numpy_dtype), device)
 
 
+@_doc
 def full(
     shape: int | tuple[int, ...],
     fill_value: bool | int | float | complex | Array,
@@ -618,12 +623,7 @@ def full(
 ) -> Array:
     """A new array of ``shape`` with every element ``fill_value``.
 
-    Standard: [`full`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full.html).
-
-    Parameters
-    ----------
-    shape
-        Size of each dimension.
+    {shape_parameter}
     fill_value
         A Python scalar, or a 0-d Array (read as its value).
     dtype
@@ -637,6 +637,7 @@ def full(
     Returns
     -------
     Array
+        Writable, C-contiguous, every element ``fill_value``.
 
     Raises
     ------
@@ -648,9 +649,7 @@ def full(
     OverflowError
         An integer ``fill_value`` outside the range of an integer ``dtype``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.full((2, 2), 7)
     Array([[7, 7],
            [7, 7]], dtype=int64, device=cpu)
@@ -667,34 +666,13 @@ def full(
     return _filled(sizes, value, target, place)
 
 
+@_doc
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), not initialised.
 
-    Standard: [`empty_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty_like.html).
+    {like_sections}
 
-    Parameters
-    ----------
-    x
-        The array whose shape (and, unless given, dtype and device) the result takes.
-    dtype
-        Data type; default ``x``'s.
-    device
-        Device of the result; default ``x``'s.
-
-    Returns
-    -------
-    Array
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        An unknown device name.
-
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.empty_like(xp.asarray([1, 2, 3])).shape
     (3,)
     """
@@ -702,34 +680,13 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.empty, _no_pattern)
 
 
+@_doc
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given) filled with zeros.
 
-    Standard: [`zeros_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros_like.html).
+    {like_sections}
 
-    Parameters
-    ----------
-    x
-        The array whose shape (and, unless given, dtype and device) the result takes.
-    dtype
-        Data type; default ``x``'s.
-    device
-        Device of the result; default ``x``'s.
-
-    Returns
-    -------
-    Array
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        An unknown device name.
-
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.zeros_like(xp.asarray([[1, 2, 3]]))
     Array([[0, 0, 0]], dtype=int64, device=cpu)
     """
@@ -737,34 +694,14 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.zeros, _zero_pattern)
 
 
+@_doc
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
-    """A new array of ``x``'s shape (and dtype and device, unless given) filled with ones.
+    """A new array of ``x``'s shape (and dtype and device, unless given) filled with ones (``1 + 0j`` for
+    complex dtypes).
 
-    Standard: [`ones_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones_like.html).
+    {like_sections}
 
-    Parameters
-    ----------
-    x
-        The array whose shape (and, unless given, dtype and device) the result takes.
-    dtype
-        Data type; default ``x``'s.
-    device
-        Device of the result; default ``x``'s.
-
-    Returns
-    -------
-    Array
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array; ``dtype`` is not a dtype; ``device`` is not a device.
-    ValueError
-        An unknown device name.
-
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.ones_like(xp.asarray([1, 2]), dtype=xp.float32)
     Array([1., 1.], dtype=float32, device=cpu)
     """
@@ -772,6 +709,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None 
     return _new(x.shape, x._dtype if dtype is None else dtype, place, _HOST_XP.ones, _one_pattern)
 
 
+@_doc
 def full_like(
     x: Array,
     /,
@@ -782,22 +720,17 @@ def full_like(
 ) -> Array:
     """A new array of ``x``'s shape (and dtype and device, unless given), every element ``fill_value``.
 
-    Standard: [`full_like`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full_like.html).
-
     Parameters
     ----------
-    x
-        The array whose shape (and, unless given, dtype and device) the result takes.
+    {like_x}
     fill_value
         A Python scalar, or a 0-d Array on the result's device (read as its value).
-    dtype
-        Data type; default ``x``'s.
-    device
-        Device of the result; default ``x``'s.
+    {like_dtype_device}
 
     Returns
     -------
     Array
+        Writable, C-contiguous, of ``x``'s shape, every element ``fill_value``.
 
     Raises
     ------
@@ -807,9 +740,7 @@ def full_like(
     OverflowError
         An integer ``fill_value`` outside the range of an integer dtype.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.full_like(xp.asarray([1.0, 2.0]), 9)
     Array([9., 9.], dtype=float64, device=cpu)
     """
@@ -818,6 +749,7 @@ def full_like(
     return _filled(tuple(x.shape), scalar_value(fill_value, "full_like() fill_value"), target, place)
 
 
+@_doc
 def eye(
     n_rows: int,
     n_cols: int | None = None,
@@ -829,8 +761,6 @@ def eye(
 ) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
 
-    Standard: [`eye`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.eye.html).
-
     Parameters
     ----------
     n_rows
@@ -841,9 +771,7 @@ def eye(
         The diagonal: 0 the main one, positive above it, negative below.
     dtype
         Data type; default ``float64``. Not the stored-only types (bfloat16, float8/6/4).
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {device_parameter}
 
     Returns
     -------
@@ -857,9 +785,7 @@ def eye(
     ValueError
         A negative size.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.eye(2, 3, k=1, dtype=xp.int32)
     Array([[0, 1, 0],
            [0, 0, 1]], dtype=int32, device=cpu)
@@ -887,6 +813,7 @@ def _real_argument(value: Any, name: str) -> int | float:
     return int(value) if isinstance(value, (int, np.integer)) else float(value)
 
 
+@_doc
 def arange(
     start: int | float | Array,
     /,
@@ -897,8 +824,6 @@ def arange(
     device: Device | None = None,
 ) -> Array:
     """Evenly spaced values in the half-open interval ``[start, stop)``.
-
-    Standard: [`arange`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html).
 
     Parameters
     ----------
@@ -913,9 +838,7 @@ def arange(
         Data type; default int64 when ``start``, ``stop`` and ``step`` are all ints, float64
         otherwise. An integer dtype with float arguments counts as numpy does: as many values as
         the float interval holds, from ``int(start)`` spaced by ``int(start + step) - int(start)``.
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {device_parameter}
 
     Returns
     -------
@@ -934,9 +857,7 @@ def arange(
     OverflowError
         Values outside the range of an integer ``dtype``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.arange(5)
     Array([0, 1, 2, 3, 4], dtype=int64, device=cpu)
     >>> xp.arange(1.0, 0.0, -0.25)
@@ -1015,6 +936,7 @@ def _truncated_range(start: float, stop: float, step: float, numpy_dtype: np.dty
         raise OverflowError(f"arange({start}, {stop}, {step}) has values out of the range of {numpy_dtype}") from None
 
 
+@_doc
 def linspace(
     start: int | float | complex | Array,
     stop: int | float | complex | Array,
@@ -1027,8 +949,6 @@ def linspace(
 ) -> Array:
     """``num`` evenly spaced numbers from ``start`` to ``stop``.
 
-    Standard: [`linspace`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linspace.html).
-
     Parameters
     ----------
     start
@@ -1039,9 +959,7 @@ def linspace(
         Number of values (non-negative).
     dtype
         Data type; default complex128 if ``start`` or ``stop`` is complex, float64 otherwise.
-    device
-        Device of the result (a `Device`, ``"cpu"``, ``"cuda:0"``, ...); default the default device
-        (the CPU unless ``DLARRAY_DEFAULT_DEVICE`` says otherwise).
+    {device_parameter}
     endpoint
         Whether ``stop`` is the last value. When False the values are the first ``num`` of
         ``linspace(start, stop, num + 1)``.
@@ -1060,9 +978,7 @@ def linspace(
     ValueError
         A negative ``num``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linspace(0, 1, 5)
     Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float64, device=cpu)
     >>> xp.linspace(0, 1, 4, endpoint=False)
@@ -1086,10 +1002,9 @@ def linspace(
     return _placed(native, place)
 
 
+@_doc
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from coordinate vectors.
-
-    Standard: [`meshgrid`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.meshgrid.html).
 
     Parameters
     ----------
@@ -1110,9 +1025,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     ValueError
         An array that is not one-dimensional; arrays on different devices; another ``indexing``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> X, Y = xp.meshgrid(xp.asarray([1, 2, 3]), xp.asarray([10, 20]))
     >>> X
     Array([[1, 2, 3],
@@ -1153,33 +1066,13 @@ def _triangle(x: Array, k: int, lower: bool) -> Array:
     return wrap(getattr(xp_of(x), name)(x._as_native(), diagonal))
 
 
+@_doc
 def tril(x: Array, /, *, k: int = 0) -> Array:
     """The lower triangle of a matrix (or of each in a stack): elements above diagonal ``k`` zeroed.
 
-    Standard: [`tril`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tril.html).
+    {triangle_sections}
 
-    Parameters
-    ----------
-    x
-        An array of rank 2 or more; the last two axes are the matrices.
-    k
-        The diagonal: 0 the main one, positive above it, negative below.
-
-    Returns
-    -------
-    Array
-        A new array, same shape, dtype and device as ``x``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        ``x`` has fewer than two dimensions.
-
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.tril(xp.ones((3, 3), dtype=xp.int8))
     Array([[1, 0, 0],
            [1, 1, 0],
@@ -1188,33 +1081,13 @@ def tril(x: Array, /, *, k: int = 0) -> Array:
     return _triangle(x, k, lower=True)
 
 
+@_doc
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """The upper triangle of a matrix (or of each in a stack): elements below diagonal ``k`` zeroed.
 
-    Standard: [`triu`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.triu.html).
+    {triangle_sections}
 
-    Parameters
-    ----------
-    x
-        An array of rank 2 or more; the last two axes are the matrices.
-    k
-        The diagonal: 0 the main one, positive above it, negative below.
-
-    Returns
-    -------
-    Array
-        A new array, same shape, dtype and device as ``x``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        ``x`` has fewer than two dimensions.
-
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.triu(xp.ones((2, 3), dtype=xp.int8), k=1)
     Array([[0, 1, 1],
            [0, 0, 1]], dtype=int8, device=cpu)

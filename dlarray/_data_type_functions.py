@@ -33,6 +33,7 @@ from ._dtypes import (
 )
 from ._float_formats import FORMATS, decode, encode, limits
 from ._info import kinds_of
+from ._docs import Sections
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -131,10 +132,12 @@ def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType
     return complex128
 
 
+_doc = Sections()  # each docstring's link to the standard and example import (dlarray._docs)
+
+
+@_doc
 def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     """The dtype that results from applying the type promotion rules to the arguments.
-
-    Standard: [`result_type`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.result_type.html).
 
     Parameters
     ----------
@@ -153,9 +156,7 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
     ValueError
         No array or dtype was given.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.result_type(xp.int8, xp.uint8)
     dlarray.int16
     >>> xp.result_type(xp.asarray([1], dtype=xp.float32), 1.5)
@@ -187,14 +188,13 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
     return result
 
 
+@_doc
 def can_cast(from_: DType | Array, to: DType, /) -> bool:
     """Whether ``from_`` (a dtype, or an array's dtype) casts to ``to`` by type promotion.
 
     True exactly when promoting ``from_`` with ``to`` gives ``to``: within a kind as the
     standard's table says, across kinds as numpy's (so ``int8`` -> ``float32`` is True,
     ``float64`` -> ``int64`` and ``complex64`` -> ``float32`` are False).
-
-    Standard: [`can_cast`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.can_cast.html).
 
     Parameters
     ----------
@@ -206,15 +206,14 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
     Returns
     -------
     bool
+        Whether ``from_`` casts to ``to`` under the rule above.
 
     Raises
     ------
     TypeError
         ``from_`` is not a dtype or an Array; ``to`` is not a dtype.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.can_cast(xp.int8, xp.int16), xp.can_cast(xp.int16, xp.int8)
     (True, False)
     >>> xp.can_cast(xp.asarray([1.0]), xp.float32)
@@ -238,10 +237,9 @@ def _dtype_argument(value: Any, name: str) -> DType:
 
 
 # ---------------------------------------------------------------------------------- astype
+@_doc
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Copy an array to another dtype, irrespective of the type promotion rules.
-
-    Standard: [`astype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.astype.html).
 
     Parameters
     ----------
@@ -270,9 +268,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
         ``real(x)`` or ``imag(x)`` first. (Complex to ``bool`` is defined: ``0 + 0j`` is False,
         any other value True.)
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.astype(xp.asarray([1.7, -0.5, 0.0]), xp.int32)
     Array([1, 0, 0], dtype=int32, device=cpu)
     >>> xp.astype(xp.asarray([1.7, -0.5, 0.0]), xp.bool)
@@ -384,10 +380,9 @@ def _type_argument(type_: Any, function: str) -> DType:
         raise TypeError(f"{function}() takes a dtype or an array, not {type_!r}") from None
 
 
+@_doc
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Machine limits of a floating-point dtype (a complex dtype: of its components).
-
-    Standard: [`finfo`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.finfo.html).
 
     Parameters
     ----------
@@ -405,9 +400,7 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
     TypeError
         ``type`` is not a floating-point dtype or array.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.finfo(xp.float32).eps
     1.1920928955078125e-07
     >>> xp.finfo(xp.complex128).dtype
@@ -427,10 +420,9 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
     )
 
 
+@_doc
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Machine limits of an integer dtype.
-
-    Standard: [`iinfo`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.iinfo.html).
 
     Parameters
     ----------
@@ -447,9 +439,7 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
     TypeError
         ``type`` is not an integer dtype or array.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.iinfo(xp.int8)
     iinfo(bits=8, max=127, min=-128, dtype=int8)
     """
@@ -461,10 +451,9 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
 
 
 # ---------------------------------------------------------------------------------- kinds
+@_doc
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """Whether ``dtype`` is ``kind`` (a dtype) or belongs to it (a kind name), or to any of a tuple.
-
-    Standard: [`isdtype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isdtype.html).
 
     Parameters
     ----------
@@ -479,6 +468,7 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     Returns
     -------
     bool
+        Whether ``dtype`` is of ``kind``.
 
     Raises
     ------
@@ -487,9 +477,7 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     ValueError
         An unknown kind name.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.isdtype(xp.int8, "integral"), xp.isdtype(xp.float32, ("integral", "complex floating"))
     (True, False)
     >>> xp.isdtype(xp.float16, "real floating"), xp.isdtype(xp.bfloat16, "real floating")

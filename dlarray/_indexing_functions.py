@@ -11,6 +11,7 @@ from typing import Any
 
 from ._array import Array
 from ._args import INTEGER_KINDS, normalize_axis, same_device, source_of
+from ._docs import Sections
 
 __all__ = ["take", "take_along_axis"]
 
@@ -24,10 +25,12 @@ def _indices(indices: Any, x: Array, name: str) -> Any:
     return indices._as_native()
 
 
+_doc = Sections()  # each docstring's link to the standard and example import (dlarray._docs)
+
+
+@_doc
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` along ``axis``.
-
-    Standard: [`take`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html).
 
     Parameters
     ----------
@@ -53,9 +56,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     IndexError
         An index out of range (negative indices count from the end).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.asarray([[1, 2, 3], [4, 5, 6]])
     >>> xp.take(x, xp.asarray([2, 0]), axis=1)
     Array([[3, 1],
@@ -72,10 +73,9 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     return label(xp.take(native, positions, axis=axis))
 
 
+@_doc
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """Elements of ``x`` at the per-position ``indices`` along ``axis`` (e.g. from argsort).
-
-    Standard: [`take_along_axis`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html).
 
     Parameters
     ----------
@@ -101,9 +101,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     IndexError
         An index out of range.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.asarray([[30, 10, 20], [5, 6, 4]])
     >>> xp.take_along_axis(x, xp.argsort(x, axis=1), axis=1)
     Array([[10, 20, 30],

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._args import AxisError, backend_arrays, scalar_value
 from ._array import Array, wrap
+from ._docs import Sections
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -39,10 +40,12 @@ def vector_axis(axis: Any, ndim1: int, ndim2: int, name: str) -> int:
     return axis
 
 
+_doc = Sections()  # each docstring's link to the standard and example import (dlarray._docs)
+
+
+@_doc
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product (``x1 @ x2``), broadcasting over leading dimensions.
-
-    Standard: [`matmul`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html).
 
     Parameters
     ----------
@@ -65,9 +68,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         A 0-d operand; inner dimensions that differ; stacks that do not broadcast; arrays on
         different devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> A = xp.asarray([[1, 2], [3, 4]])
     >>> xp.matmul(A, xp.asarray([1, 1]))
     Array([3, 7], dtype=int64, device=cpu)
@@ -81,10 +82,9 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return wrap(x1._device.backend.xp.matmul(a, b))
 
 
+@_doc
 def matrix_transpose(x: Array, /) -> Array:
     """Transpose of a matrix or of each matrix in a stack (the last two dimensions swapped).
-
-    Standard: [`matrix_transpose`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matrix_transpose.html).
 
     Parameters
     ----------
@@ -96,16 +96,9 @@ def matrix_transpose(x: Array, /) -> Array:
     Array
         A view of shape ``(..., N, M)`` with the dtype of ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        ``x`` has fewer than two dimensions.
+    {matrix_stack_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.matrix_transpose(xp.asarray([[1, 2, 3]]))
     Array([[1],
            [2],
@@ -158,6 +151,7 @@ def _normalized(axes: Sequence[Any], ndim: int, name: str) -> list[int]:
     return result
 
 
+@_doc
 def tensordot(
     x1: Array,
     x2: Array,
@@ -166,8 +160,6 @@ def tensordot(
     axes: int | tuple[Sequence[int], Sequence[int]] = 2,
 ) -> Array:
     """Tensor contraction of ``x1`` and ``x2`` over the given axes.
-
-    Standard: [`tensordot`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html).
 
     Parameters
     ----------
@@ -193,9 +185,7 @@ def tensordot(
         More axes than an operand has; contracted axes of different sizes; arrays on different
         devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> a = xp.reshape(xp.arange(6), (2, 3))
     >>> xp.tensordot(a, a, axes=([1], [1]))
     Array([[ 5, 14],
@@ -212,10 +202,9 @@ def tensordot(
     return wrap(x1._device.backend.xp.tensordot(a, b, axes=(first, second)))
 
 
+@_doc
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of the vectors along ``axis``, conjugating ``x1``: ``sum(conj(x1) * x2)``.
-
-    Standard: [`vecdot`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html).
 
     Parameters
     ----------
@@ -240,9 +229,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         Contracted axes of different sizes; shapes that do not broadcast; arrays on different
         devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.vecdot(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), xp.asarray([1.0, 1.0]))
     Array([3., 7.], dtype=float64, device=cpu)
     >>> xp.vecdot(xp.asarray([1j]), xp.asarray([1j]))  # x1 is conjugated

@@ -24,6 +24,7 @@ from ._devices import devices_differ
 from ._shapes import broadcast_shapes as _broadcast
 from ._data_type_functions import promote_all
 from ._storage import bits_view
+from ._docs import Sections, section
 
 __all__ = [
     "broadcast_arrays",
@@ -62,10 +63,15 @@ def _backends_of(arrays: Sequence[Array], function: str) -> tuple[list[Any], Cal
 
 
 # ---------------------------------------------------------------------------------- broadcasting
+
+
+# What the docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_doc = Sections(array_parameter=section("Parameters", [("x", "The array.")]))
+
+
+@_doc
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that arrays of ``shapes`` broadcast to together.
-
-    Standard: [`broadcast_shapes`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_shapes.html).
 
     Parameters
     ----------
@@ -81,24 +87,18 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     ValueError
         The shapes are not broadcast compatible.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.broadcast_shapes((2, 1), (1, 3), (3,))
     (2, 3)
     """
     return _broadcast(*shapes)
 
 
+@_doc
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-only view of ``x`` broadcast to ``shape``.
 
-    Standard: [`broadcast_to`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     shape
         The target shape; ``x`` must broadcast to it.
 
@@ -114,9 +114,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     ValueError
         ``x`` cannot be broadcast to ``shape``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.broadcast_to(xp.asarray([1, 2]), (2, 2))
     Array([[1, 2],
            [1, 2]], dtype=int64, device=cpu, readonly=True)
@@ -128,10 +126,9 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return rewrap(backend.broadcast_to(native, target))
 
 
+@_doc
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Broadcast arrays against each other.
-
-    Standard: [`broadcast_arrays`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html).
 
     Parameters
     ----------
@@ -151,9 +148,7 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     ValueError
         Shapes that do not broadcast together.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> a, b = xp.broadcast_arrays(xp.asarray([[1], [2]]), xp.asarray([10, 20, 30]))
     >>> a.shape, b.shape
     ((2, 3), (2, 3))
@@ -166,10 +161,9 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 
 
 # ---------------------------------------------------------------------------------- joining
+@_doc
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing axis.
-
-    Standard: [`concat`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html).
 
     Parameters
     ----------
@@ -191,9 +185,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
         No arrays; shapes that differ off ``axis``; arrays on different devices; an axis out of
         range (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.concat([xp.asarray([[1, 2]]), xp.asarray([[3, 4]])])
     Array([[1, 2],
            [3, 4]], dtype=int64, device=cpu)
@@ -224,10 +216,9 @@ def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return shape[:axis] + shape[axis + 1 :]
 
 
+@_doc
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
     """Join arrays of one shape along a new axis.
-
-    Standard: [`stack`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html).
 
     Parameters
     ----------
@@ -249,9 +240,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
         No arrays; arrays of different shapes or devices; an axis out of range (``AxisError``, also
         an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.stack([xp.asarray([1, 2]), xp.asarray([3, 4])], axis=1)
     Array([[1, 3],
            [2, 4]], dtype=int64, device=cpu)
@@ -266,10 +255,9 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     return rewrap(backend.stack(natives, axis=position, dtype=dtype))
 
 
+@_doc
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """Split an array into views along an axis.
-
-    Standard: [`unstack`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html).
 
     Parameters
     ----------
@@ -290,9 +278,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     ValueError
         ``x`` is 0-d; an axis out of range (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.unstack(xp.asarray([[1, 2], [3, 4]]))
     (Array([1, 2], dtype=int64, device=cpu), Array([3, 4], dtype=int64, device=cpu))
     """
@@ -304,10 +290,9 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 
 # ---------------------------------------------------------------------------------- axes
+@_doc
 def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` with a new axis of size one at each position of ``axis``.
-
-    Standard: [`expand_dims`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expand_dims.html).
 
     Parameters
     ----------
@@ -329,9 +314,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
         A position out of range (``AxisError``, also an `IndexError`); two positions that are the
         same axis.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.expand_dims(xp.asarray([1, 2]), axis=(0, -1)).shape
     (1, 2, 1)
     """
@@ -344,15 +327,11 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return rewrap(native.reshape(new_shape))
 
 
+@_doc
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the given axes, which must have size one.
 
-    Standard: [`squeeze`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.squeeze.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     axis
         Axis or axes to remove.
 
@@ -368,9 +347,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     ValueError
         An axis whose size is not one; an axis out of range (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.squeeze(xp.asarray([[1], [2]]), axis=1)
     Array([1, 2], dtype=int64, device=cpu)
     """
@@ -382,21 +359,18 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return rewrap(native.reshape(tuple(e for i, e in enumerate(native.shape) if i not in axes)))
 
 
+@_doc
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its axes permuted.
 
-    Standard: [`permute_dims`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.permute_dims.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     axes
         A permutation of ``(0, ..., N-1)``; negative entries count from the end.
 
     Returns
     -------
     Array
+        A view of ``x``, its axes in the order of ``axes``.
 
     Raises
     ------
@@ -405,9 +379,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     ValueError
         ``axes`` is not a permutation of ``x``'s axes.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
     (4, 2, 3)
     """
@@ -418,15 +390,11 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     return rewrap(native.transpose(order))
 
 
+@_doc
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     """A view of ``x`` with axes moved to new positions, the others keeping their order.
 
-    Standard: [`moveaxis`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     source
         Axis or axes to move (distinct).
     destination
@@ -444,9 +412,7 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
         Repeated axes; ``source`` and ``destination`` of different lengths; an axis out of range
         (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.moveaxis(xp.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
     """
@@ -462,15 +428,11 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     return rewrap(native.transpose(order))
 
 
+@_doc
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis``.
 
-    Standard: [`flip`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.flip.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     axis
         Axis or axes to reverse; ``None``: all of them.
 
@@ -479,16 +441,9 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     Array
         A view (negative strides), same shape as ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
+    {axis_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.flip(xp.asarray([[1, 2], [3, 4]]), axis=1)
     Array([[2, 1],
            [4, 3]], dtype=int64, device=cpu)
@@ -502,15 +457,11 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
 
 
 # ---------------------------------------------------------------------------------- reshaping
+@_doc
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """``x``'s elements (in C order) with another shape.
 
-    Standard: [`reshape`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reshape.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     shape
         The new shape; one entry may be -1 (inferred).
     copy
@@ -526,9 +477,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError
         The sizes do not match, or ``copy=False`` and the layout needs a copy.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.reshape(xp.arange(6), (2, -1))
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int64, device=cpu)
@@ -579,6 +528,7 @@ def _reshape_target(current: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     return tuple(target)
 
 
+@_doc
 def roll(
     x: Array,
     /,
@@ -588,12 +538,7 @@ def roll(
 ) -> Array:
     """Shift elements along axes, those leaving at one end re-entering at the other.
 
-    Standard: [`roll`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     shift
         Places to shift by (per axis when a tuple; then ``axis`` must be a tuple of the same
         length).
@@ -613,9 +558,7 @@ def roll(
         A tuple ``shift`` without a tuple ``axis`` of its length; an axis out of range
         (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.roll(xp.asarray([1, 2, 3, 4]), 1)
     Array([4, 1, 2, 3], dtype=int64, device=cpu)
     """
@@ -635,15 +578,11 @@ def roll(
     return rewrap(backend.roll(native, shifts, axis=axes))
 
 
+@_doc
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element of an array.
 
-    Standard: [`repeat`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     repeats
         Repetitions of every element (an int), or of each one (a 1-D integer array of length
         1 or of the axis' size).
@@ -663,9 +602,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         A negative count; ``repeats`` of the wrong length; an axis out of range (``AxisError``, also
         an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.repeat(xp.asarray([1, 2, 3]), xp.asarray([2, 0, 1]))
     Array([1, 1, 3], dtype=int64, device=cpu)
     """
@@ -687,15 +624,11 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     return rewrap(backend.repeat(native, counts, axis=normalize_axis(axis, native.ndim)))
 
 
+@_doc
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """An array made of copies of ``x``, ``repetitions[i]`` along axis ``i``.
 
-    Standard: [`tile`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html).
-
-    Parameters
-    ----------
-    x
-        The array.
+    {array_parameter}
     repetitions
         Non-negative counts; the shorter of ``x.shape`` and ``repetitions`` is padded with
         leading ones.
@@ -712,9 +645,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     ValueError
         A negative count.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.tile(xp.asarray([1, 2]), (2, 2))
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=int64, device=cpu)

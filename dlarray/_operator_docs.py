@@ -1,17 +1,19 @@
 """Docstrings of the Array's operators, which ``dlarray._operators`` generates from its table.
 
-Each is built from the operator's element-wise function: its summary and return with the
-function's ``x1``/``x2`` (``x``) spelled ``self``/``other``, its errors, the operand types of its
-signature, a link to the 2025.12 standard, and the operator's own example below (the examples are
-run as doctests by ``tests/test_api_reference.py``, so what they print is checked).
+Each is composed from the record of the operator's element-wise function
+(``dlarray._elementwise_docs``): its summary and return with the function's ``x1``/``x2`` (``x``)
+spelled ``self``/``other``, its errors, the operand types of its signature, a link to the 2025.12
+standard, and the operator's own example below (the examples are run as doctests by
+``tests/test_api_reference.py``, so what they print is checked).
 """
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable
 from typing import TypeVar
+
+from ._elementwise_docs import DOCS, errors
 
 _Method = TypeVar("_Method", bound=Callable[..., object])
 
@@ -270,28 +272,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _sections(doc: str) -> dict[str, str]:
-    """A numpy docstring's sections by title ("": the text before the first section)."""
-    parts = re.split(r"^([A-Z][a-z]+)\n-+\n", inspect.cleandoc(doc), flags=re.M)
-    found = {"": parts[0].strip()}
-    for title, body in zip(parts[1::2], parts[2::2]):
-        found[title] = body.strip()
-    return found
-
-
-def _entries(section: str) -> dict[str, str]:
-    """The entries of a Returns or Raises section: each unindented line with its description."""
-    entries: dict[str, str] = {}
-    name = ""
-    for line in section.splitlines():
-        if line and not line[0].isspace():
-            name = line.strip()
-            entries[name] = ""
-        elif name and line.strip():
-            entries[name] = f"{entries[name]} {line.strip()}".strip()
-    return entries
-
-
 _CODE_SPAN = re.compile(r"``(.+?)``")
 _PARAMETER = re.compile(r"\b(x1|x2|x)\b")
 
@@ -322,18 +302,18 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
     """Give the operator ``method`` (``__{symbol}__`` in ``form``: "forward", "reflected",
     "in-place" or "unary") its docstring and the operand types of ``function``'s signature."""
     name = function.__name__
-    doc = _sections(function.__doc__ or "")
+    doc = DOCS[name]
     spelling = SPELLING.get(symbol, symbol)  # abs: a call, abs(self)
     if form == "unary":
         dunder = f"__{symbol}__"
         expression = "abs(self)" if symbol == "abs" else f"{spelling}self"
         method.__annotations__ = {"return": "Array"}
         method.__doc__ = _render(
-            _spelled(doc[""].split("\n\n")[0], {"x": "self"}),
+            _spelled(doc.summary, {"x": "self"}),
             f"The operator form of :func:`~dlarray.{name}`: ``{expression}`` is ``{name}(self)``.\n\n"
             f"Standard: [`{dunder}`]({_SPEC}generated/array_api.array.{dunder}.html).",
             None,
-            _spelled(_entries(doc["Returns"])["Array"], {"x": "self"}),
+            _spelled(doc.returns, {"x": "self"}),
             {"TypeError": f"``self``'s dtype is one ``{name}`` does not compute (stored-only dtypes such as "
                           f"bfloat16 included)."},
             dunder,
@@ -342,10 +322,10 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
     hints = function.__annotations__  # strings (postponed annotations): cheaper than inspect.signature
     left, right = ("other", "self") if form == "reflected" else ("self", "other")
     names = {"x1": left, "x2": right}
-    raises = _entries(doc["Raises"])
+    raises = errors(doc, unary=False)
     raises["TypeError"] = _TYPE_ERROR.format(function=name)
-    returns = _spelled(_entries(doc["Returns"])["Array"], names)
-    summary = _spelled(doc[""].split("\n\n")[0], names)
+    returns = _spelled(doc.returns, names)
+    summary = _spelled(doc.summary, names)
     if form == "forward":
         dunder = f"__{symbol}__"
         body = (f"The operator form of :func:`~dlarray.{name}`: ``self {spelling} other`` is "

@@ -2,14 +2,16 @@
 
 Each operator is the namespace's function for it (which carries the standard's special cases):
 ``x + y`` is :func:`dlarray.add`, ``y + x`` (reflected) is ``add(y, x)``. An in-place operator
-(``x += y``) whose function is one bare ufunc runs that ufunc into ``x``'s memory (``out=``), no
-temporary; one whose function carries fix-ups (``//=``, ``@=``) computes and copies back. An
-operand that is neither an Array nor a Python scalar goes through ``_array._foreign_operand``:
-numpy arrays and scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy
-does); another array library's object gives ``NotImplemented``, so that Python can try its
-reflected method; anything else is a TypeError (never Python's fallback bool for ``==``).
-Their docstrings and operand types come from the same table: ``_operator_docs`` builds each from
-the operator's function (its summary, return and errors, with ``x1``/``x2`` read as ``self``/``other``).
+(``x += y``) whose function is declared as one ufunc call runs that ufunc into ``x``'s memory
+(``out=``), no temporary; one whose function carries fix-ups (``//=``, ``@=``) computes and
+copies back (``**=`` runs ``power``, or ``multiply`` for ``x **= 2``). An operand that is
+neither an Array nor a Python scalar goes through ``_array._foreign_operand``: numpy arrays and
+scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy does); another
+array library's object gives ``NotImplemented``, so that Python can try its reflected method;
+anything else is a TypeError (never Python's fallback bool for ``==``).
+Their docstrings and operand types come from the same table: ``_operator_docs`` composes each from
+the record of the operator's function (its summary, return and errors, with ``x1``/``x2`` read as
+``self``/``other``).
 
 This module sits above the spec modules it takes the functions from; the core (where ``Array``
 is defined) does not import it: ``dlarray/__init__.py`` loads it, so every Array has them.
@@ -27,21 +29,21 @@ from ._operator_docs import document, document_matmul
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
-# (symbol, function, in-place form): the in-place form names the backend ufunc to run with
-# ``out=`` (None: compute with the function and copy the result back, for functions with fix-ups).
-BINARY: tuple[tuple[str, Callable[..., Array], str | None], ...] = (
-    ("add", ew.add, "add"),
-    ("sub", ew.subtract, "subtract"),
-    ("mul", ew.multiply, "multiply"),
-    ("truediv", ew.divide, "divide"),
-    ("floordiv", ew.floor_divide, None),
-    ("mod", ew.remainder, "remainder"),
-    ("pow", ew.pow, "power"),
-    ("and", ew.bitwise_and, "bitwise_and"),
-    ("or", ew.bitwise_or, "bitwise_or"),
-    ("xor", ew.bitwise_xor, "bitwise_xor"),
-    ("lshift", ew.bitwise_left_shift, "left_shift"),
-    ("rshift", ew.bitwise_right_shift, "right_shift"),
+# (symbol, function): the in-place form of a function declared as one ufunc call runs that ufunc
+# with ``out=`` (``ew.UFUNCS``); one with fix-ups computes with the function and copies back.
+BINARY: tuple[tuple[str, Callable[..., Array]], ...] = (
+    ("add", ew.add),
+    ("sub", ew.subtract),
+    ("mul", ew.multiply),
+    ("truediv", ew.divide),
+    ("floordiv", ew.floor_divide),
+    ("mod", ew.remainder),
+    ("pow", ew.pow),
+    ("and", ew.bitwise_and),
+    ("or", ew.bitwise_or),
+    ("xor", ew.bitwise_xor),
+    ("lshift", ew.bitwise_left_shift),
+    ("rshift", ew.bitwise_right_shift),
 )
 # Comparisons have no reflected or in-place form (Python reflects ``<`` as the other's ``>``).
 COMPARISONS: tuple[tuple[str, Callable[..., Array]], ...] = (
@@ -141,10 +143,11 @@ def _imatmul(self: Array, other: Any, /) -> Any:
 def _install() -> tuple[str, ...]:
     """Set the operators on Array; their names, in table order."""
     methods: dict[str, Callable[..., Any]] = {}
-    for symbol, function, in_place in BINARY:
+    for symbol, function in BINARY:
         methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
         methods[f"__r{symbol}__"] = document(_reflected(function), symbol, function, "reflected")
-        in_place_method = _in_place_power if symbol == "pow" else _in_place(function, in_place)
+        ufunc = ew.UFUNCS.get(function.__name__)
+        in_place_method = _in_place_power if symbol == "pow" else _in_place(function, ufunc)
         methods[f"__i{symbol}__"] = document(in_place_method, symbol, function, "in-place")
     for symbol, function in COMPARISONS:
         methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")

@@ -5,10 +5,11 @@ Index results are always int64 (the default index dtype), whatever the backend's
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ._array import Array, from_bits, wrap
 from ._backend import HOST
+from ._docs import Doc, Sections, declare
 from ._storage import bits_view
 from ._dtypes import DType
 from ._args import axis_argument, backend_array, index_result, operand, reduction_axes, same_device, xp_of
@@ -16,75 +17,55 @@ from ._args import axis_argument, backend_array, index_result, operand, reductio
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
 
-def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the largest element along ``axis`` (of the flattened array for ``None``).
-
-    Standard: [`argmax`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html).
-
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis to search along; ``None`` searches the flattened array.
-    keepdims
-        Keep the searched axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        int64 indices of the first occurrence of the maximum.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        The searched axis (or, for ``axis=None``, ``x``) is empty; an axis out of range.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> x = xp.asarray([[1, 9, 3], [7, 2, 7]])
-    >>> xp.argmax(x), xp.argmax(x, axis=1)
-    (Array(1, dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
-    """
-    return _arg_extremum(x, axis, keepdims, "argmax")
+_DOCS = {
+    "argmax": Doc(
+        """
+        Index of the largest element along ``axis`` (of the flattened array for ``None``).
+        """,
+        returns="int64 indices of the first occurrence of the maximum.",
+        examples="""
+        >>> x = xp.asarray([[1, 9, 3], [7, 2, 7]])
+        >>> xp.argmax(x), xp.argmax(x, axis=1)
+        (Array(1, dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
+        """,
+    ),
+    "argmin": Doc(
+        """
+        Index of the smallest element along ``axis`` (of the flattened array for ``None``).
+        """,
+        returns="int64 indices of the first occurrence of the minimum.",
+        examples="""
+        >>> xp.argmin(xp.asarray([[1, 9, 3], [7, 2, 7]]), axis=0, keepdims=True)
+        Array([[0, 1, 0]], dtype=int64, device=cpu)
+        """,
+    ),
+}
 
 
-def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the smallest element along ``axis`` (of the flattened array for ``None``).
+class _ArgExtremum(Protocol):
+    """The signature of ``argmax`` and ``argmin``, as a type checker reads it."""
 
-    Standard: [`argmin`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html).
+    def __call__(self, x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array: ...
 
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis to search along; ``None`` searches the flattened array.
-    keepdims
-        Keep the searched axes as size-1 dimensions.
 
-    Returns
-    -------
-    Array
-        int64 indices of the first occurrence of the minimum.
+def _arg_extremum_of(name: str) -> _ArgExtremum:
+    """``argmax`` or ``argmin``: the backend's array method, along one axis or the flattened array."""
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        The searched axis (or, for ``axis=None``, ``x``) is empty; an axis out of range.
+    def function(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _arg_extremum(x, axis, keepdims, name)
 
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.argmin(xp.asarray([[1, 9, 3], [7, 2, 7]]), axis=0, keepdims=True)
-    Array([[0, 1, 0]], dtype=int64, device=cpu)
-    """
-    return _arg_extremum(x, axis, keepdims, "argmin")
+    return declare(
+        function, name, _DOCS[name],
+        words={
+            "x": "Real-valued input array.",
+            "axis": "Axis to search along; ``None`` searches the flattened array.",
+            "keepdims": "Keep the searched axes as size-1 dimensions.",
+        },
+        errors={
+            "TypeError": "``x`` is not an Array.",
+            "ValueError": "The searched axis (or, for ``axis=None``, ``x``) is empty; an axis out of range.",
+        },
+    )
 
 
 def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Array:
@@ -100,10 +81,16 @@ def _arg_extremum(x: Array, axis: int | None, keepdims: bool, name: str) -> Arra
     return index_result(getattr(native, name)(axis=axis, keepdims=keepdims))
 
 
+argmax = _arg_extremum_of("argmax")
+argmin = _arg_extremum_of("argmin")
+
+
+_doc = Sections()
+
+
+@_doc
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Number of non-zero elements along ``axis`` (all of them by default).
-
-    Standard: [`count_nonzero`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html).
 
     Parameters
     ----------
@@ -119,16 +106,9 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     Array
         int64 counts.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
+    {axis_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.count_nonzero(xp.asarray([[0, 1, 2], [3, 0, 0]]), axis=1)
     Array([2, 1], dtype=int64, device=cpu)
     """
@@ -138,10 +118,9 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     return index_result(xp.count_nonzero(native, axis=axis_argument(axes, x.ndim), keepdims=keepdims))
 
 
+@_doc
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per dimension, in row-major order.
-
-    Standard: [`nonzero`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nonzero.html).
 
     Parameters
     ----------
@@ -160,9 +139,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     ValueError
         ``x`` is 0-d.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> rows, cols = xp.nonzero(xp.asarray([[0, 7], [8, 0]]))
     >>> rows, cols
     (Array([0, 1], dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
@@ -174,6 +151,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return tuple(index_result(indices) for indices in xp.nonzero(native))
 
 
+@_doc
 def searchsorted(
     x1: Array,
     x2: Array | float,
@@ -183,8 +161,6 @@ def searchsorted(
     sorter: Array | None = None,
 ) -> Array:
     """Indices at which to insert ``x2`` into the sorted ``x1`` so that it stays sorted.
-
-    Standard: [`searchsorted`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html).
 
     Parameters
     ----------
@@ -211,9 +187,7 @@ def searchsorted(
     ValueError
         ``x1`` is not one-dimensional; another ``side``; arrays on different devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> edges = xp.asarray([1.0, 2.0, 3.0])
     >>> xp.searchsorted(edges, xp.asarray([0.5, 2.0, 9.0]))
     Array([0, 1, 3], dtype=int64, device=cpu)
@@ -239,10 +213,9 @@ def searchsorted(
     return index_result(xp.searchsorted(haystack, needles, side=side, sorter=order))
 
 
+@_doc
 def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | complex, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (all broadcast).
-
-    Standard: [`where`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html).
 
     Parameters
     ----------
@@ -264,9 +237,7 @@ def where(condition: Array, x1: Array | bool | complex, x2: Array | bool | compl
     ValueError
         Shapes that do not broadcast; arrays on different devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.asarray([-2.0, 0.5, 3.0])
     >>> xp.where(x > 0, x, 0.0)
     Array([0. , 0.5, 3. ], dtype=float64, device=cpu)

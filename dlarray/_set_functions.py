@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from ._array import Array, wrap
 from ._args import backend_array, index_result, operand, same_device, xp_of
+from ._docs import Sections
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -44,29 +45,37 @@ def _flat(x: Array, name: str) -> tuple[Any, Any]:
     return xp_of(x), native.reshape(-1)
 
 
+# What the docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_doc = Sections(
+    unique_parameter="""
+        Parameters
+        ----------
+        x
+            Input array of any shape.
+    """,
+    unique_errors="""
+        Raises
+        ------
+        TypeError
+            ``x`` is not an Array.
+    """,
+)
+
+
+@_doc
 def unique_values(x: Array, /) -> Array:
     """The distinct elements of ``x`` (flattened), sorted.
 
-    Standard: [`unique_values`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html).
-
-    Parameters
-    ----------
-    x
-        Input array of any shape.
+    {unique_parameter}
 
     Returns
     -------
     Array
         1-D, same dtype as ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
+    {unique_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.unique_values(xp.asarray([[3, 1], [3, 2]]))
     Array([1, 2, 3], dtype=int64, device=cpu)
     """
@@ -74,29 +83,20 @@ def unique_values(x: Array, /) -> Array:
     return wrap(xp.unique(flat, equal_nan=False))
 
 
+@_doc
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """The distinct elements of ``x`` (flattened) and how often each occurs.
 
-    Standard: [`unique_counts`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_counts.html).
-
-    Parameters
-    ----------
-    x
-        Input array of any shape.
+    {unique_parameter}
 
     Returns
     -------
     UniqueCountsResult
         ``(values, counts)``: 1-D arrays of equal length; counts are int64.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
+    {unique_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> values, counts = xp.unique_counts(xp.asarray([5, 7, 5, 5]))
     >>> values, counts
     (Array([5, 7], dtype=int64, device=cpu), Array([3, 1], dtype=int64, device=cpu))
@@ -106,15 +106,11 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     return UniqueCountsResult(wrap(values), index_result(counts))
 
 
+@_doc
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """The distinct elements of ``x`` and the indices into them that rebuild ``x``.
 
-    Standard: [`unique_inverse`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_inverse.html).
-
-    Parameters
-    ----------
-    x
-        Input array of any shape.
+    {unique_parameter}
 
     Returns
     -------
@@ -122,14 +118,9 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
         ``(values, inverse_indices)``: ``values`` 1-D; ``inverse_indices`` int64, shaped like
         ``x``, with ``values[inverse_indices]`` equal to ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
+    {unique_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> values, inverse = xp.unique_inverse(xp.asarray([5, 7, 5]))
     >>> inverse
     Array([0, 1, 0], dtype=int64, device=cpu)
@@ -139,15 +130,11 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     return UniqueInverseResult(wrap(values), index_result(inverse.reshape(x.shape)))
 
 
+@_doc
 def unique_all(x: Array, /) -> UniqueAllResult:
     """The distinct elements of ``x``, their first indices, the inverse indices and the counts.
 
-    Standard: [`unique_all`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_all.html).
-
-    Parameters
-    ----------
-    x
-        Input array of any shape.
+    {unique_parameter}
 
     Returns
     -------
@@ -155,14 +142,9 @@ def unique_all(x: Array, /) -> UniqueAllResult:
         ``(values, indices, inverse_indices, counts)``: ``indices`` are the first occurrences in
         the flattened ``x``; ``inverse_indices`` is shaped like ``x``; all index arrays int64.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
+    {unique_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> result = xp.unique_all(xp.asarray([5, 7, 5]))
     >>> result.indices, result.counts
     (Array([0, 1], dtype=int64, device=cpu), Array([2, 1], dtype=int64, device=cpu))
@@ -176,10 +158,9 @@ def unique_all(x: Array, /) -> UniqueAllResult:
     )
 
 
+@_doc
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` occurs in ``x2`` (by value equality).
-
-    Standard: [`isin`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html).
 
     Parameters
     ----------
@@ -202,9 +183,7 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     ValueError
         Arrays on different devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.isin(xp.asarray([1, 2, 3]), xp.asarray([3, 1]))
     Array([ True, False,  True], dtype=bool, device=cpu)
     """

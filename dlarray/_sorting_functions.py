@@ -11,26 +11,33 @@ from typing import Any
 
 from ._array import Array, wrap
 from ._args import backend_array, index_result, normalize_axis, xp_of
+from ._docs import Sections
 
 __all__ = ["argsort", "sort"]
 
 # Kinds whose equal elements are indistinguishable: a plain reversal is as good as a stable sort.
 _EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
 
+# What the docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_doc = Sections(
+    sort_parameters="""
+        Parameters
+        ----------
+        x
+            Real-valued input array.
+        axis
+            Axis to sort along.
+        descending
+            Sort largest first.
+    """,
+)
 
+
+@_doc
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis``.
 
-    Standard: [`argsort`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html).
-
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis to sort along.
-    descending
-        Sort largest first.
+    {sort_parameters}
     stable
         Keep equal elements in their original order (always done when True; may be done when
         False).
@@ -40,16 +47,9 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     Array
         int64 indices, shaped like ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
+    {axis_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.argsort(xp.asarray([3, 1, 2, 1]))
     Array([1, 3, 2, 0], dtype=int64, device=cpu)
     >>> xp.argsort(xp.asarray([3, 1, 2, 1]), descending=True)
@@ -63,19 +63,11 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     return index_result(_argsort(xp, native, axis, descending, stable))
 
 
+@_doc
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis``.
 
-    Standard: [`sort`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html).
-
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis to sort along.
-    descending
-        Sort largest first.
+    {sort_parameters}
     stable
         Keep equal elements in their original order (matters for ``-0.0`` and ``+0.0``).
 
@@ -84,16 +76,9 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     Array
         Same dtype and shape as ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
+    {axis_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.sort(xp.asarray([[3, 1, 2], [0, 5, 4]]), axis=1, descending=True)
     Array([[3, 2, 1],
            [5, 4, 0]], dtype=int64, device=cpu)

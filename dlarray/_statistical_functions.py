@@ -12,12 +12,13 @@ functions; the argument helpers come from the core (``dlarray._args``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, scalar_value, xp_of
 from ._array import Array, wrap
+from ._docs import Doc, Sections, declare, entries, section
 from ._dtypes import DType, as_dtype
 
 __all__ = [
@@ -105,307 +106,160 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | N
     return wrap(reduce(name, native, backend_axis, keepdims))
 
 
-# ---------------------------------------------------------------- reductions
+# ---------------------------------------------------------------- the functions that are one reduction
+# What their docstrings share; each function's own words are its record below.
+AXIS = "Axis or axes to reduce; ``None`` reduces all of them."
+KEEPDIMS = "Keep the reduced axes as size-1 dimensions."
+AXIS_ERROR = "An axis out of range (``AxisError``, also an `IndexError`)."
+_ERRORS = {
+    "TypeError": "``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).",
+    "ValueError": AXIS_ERROR,
+}
+_WORDS = {
+    "axis": AXIS,
+    "keepdims": KEEPDIMS,
+    "correction": "Degrees of freedom subtracted from the element count ``M`` (1 for the sample estimate).",
+}
+
+_DOCS = {
+    "sum": Doc(
+        """
+        Sum of the elements along ``axis`` (all of them by default).
+        """,
+        params={
+            "x": "Numeric input array.",
+            "dtype": "Dtype to accumulate and return in. ``None``: integers accumulate in int64 (uint64 if "
+                     "unsigned), floating-point types keep their own.",
+        },
+        returns="The sums; 0-d when every axis is reduced. An empty sum is 0.",
+        examples="""
+        >>> x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int8)
+        >>> xp.sum(x), xp.sum(x, axis=0, keepdims=True)
+        (Array(10, dtype=int64, device=cpu), Array([[4, 6]], dtype=int64, device=cpu))
+        """,
+    ),
+    "prod": Doc(
+        """
+        Product of the elements along ``axis`` (all of them by default).
+        """,
+        params={
+            "x": "Numeric input array.",
+            "dtype": "Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.",
+        },
+        returns="The products; 0-d when every axis is reduced. An empty product is 1.",
+        examples="""
+        >>> xp.prod(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+        Array([ 2., 12.], dtype=float64, device=cpu)
+        """,
+    ),
+    "max": Doc(
+        """
+        Largest element along ``axis`` (NaNs propagate).
+        """,
+        examples="""
+        >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
+        Array([5, 7], dtype=int64, device=cpu)
+        >>> xp.max(xp.asarray([1.0, float("nan")]))
+        Array(nan, dtype=float64, device=cpu)
+        """,
+    ),
+    "min": Doc(
+        """
+        Smallest element along ``axis`` (NaNs propagate).
+        """,
+        examples="""
+        >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0, keepdims=True)
+        Array([[1, 2]], dtype=int64, device=cpu)
+        """,
+    ),
+    "var": Doc(
+        """
+        Variance along ``axis``, dividing by ``M - correction``.
+        """,
+        params={"x": "Real floating-point input array (integer arrays give float64 variances)."},
+        returns="Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.",
+        examples="""
+        >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+        >>> xp.var(x), xp.var(x, correction=1)
+        (Array(1.25, dtype=float64, device=cpu), Array(1.66666667, dtype=float64, device=cpu))
+        """,
+    ),
+    "std": Doc(
+        """
+        Standard deviation along ``axis``, the square root of :func:`var`.
+        """,
+        params={"x": "Real floating-point input array (integer arrays give float64 results)."},
+        returns="Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.",
+        examples="""
+        >>> xp.std(xp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
+        Array(2., dtype=float64, device=cpu)
+        """,
+    ),
+}
 
 
-def sum(
-    x: Array,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    dtype: DType | None = None,
-    keepdims: bool = False,
-) -> Array:
-    """Sum of the elements along ``axis`` (all of them by default).
+class Reduction(Protocol):
+    """The signature of a reduction over axes (``max``, ``all``, ...), as a type checker reads it."""
 
-    Standard: [`sum`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html).
-
-    Parameters
-    ----------
-    x
-        Numeric input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    dtype
-        Dtype to accumulate and return in. ``None``: integers accumulate in int64 (uint64 if
-        unsigned), floating-point types keep their own.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        The sums; 0-d when every axis is reduced. An empty sum is 0.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int8)
-    >>> xp.sum(x), xp.sum(x, axis=0, keepdims=True)
-    (Array(10, dtype=int64, device=cpu), Array([[4, 6]], dtype=int64, device=cpu))
-    """
-    return _reduction(x, axis, keepdims, "sum", dtype)
+    def __call__(
+        self, x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+    ) -> Array: ...
 
 
-def prod(
-    x: Array,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    dtype: DType | None = None,
-    keepdims: bool = False,
-) -> Array:
-    """Product of the elements along ``axis`` (all of them by default).
+class _Accumulation(Protocol):
+    """The signature of ``sum`` and ``prod``, as a type checker reads it."""
 
-    Standard: [`prod`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html).
-
-    Parameters
-    ----------
-    x
-        Numeric input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    dtype
-        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        The products; 0-d when every axis is reduced. An empty product is 1.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.prod(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
-    Array([ 2., 12.], dtype=float64, device=cpu)
-    """
-    return _reduction(x, axis, keepdims, "prod", dtype)
+    def __call__(
+        self, x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None,
+        keepdims: bool = False,
+    ) -> Array: ...
 
 
-def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    """Largest element along ``axis`` (NaNs propagate).
+class _Spread(Protocol):
+    """The signature of ``var`` and ``std``, as a type checker reads it."""
 
-    Standard: [`max`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html).
-
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        Same dtype as ``x``. Raises ValueError when a reduction has no elements.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        A reduction over no elements; an axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
-    Array([5, 7], dtype=int64, device=cpu)
-    >>> xp.max(xp.asarray([1.0, float("nan")]))
-    Array(nan, dtype=float64, device=cpu)
-    """
-    return _reduction(x, axis, keepdims, "max")
+    def __call__(
+        self, x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
+        keepdims: bool = False,
+    ) -> Array: ...
 
 
-def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    """Smallest element along ``axis`` (NaNs propagate).
+def _accumulation(name: str) -> _Accumulation:
+    """``sum`` or ``prod``: the backend's reduction in the standard's accumulation dtype."""
 
-    Standard: [`min`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html).
+    def function(
+        x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None,
+        keepdims: bool = False,
+    ) -> Array:
+        return _reduction(x, axis, keepdims, name, dtype)
 
-    Parameters
-    ----------
-    x
-        Real-valued input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        Same dtype as ``x``. Raises ValueError when a reduction has no elements.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        A reduction over no elements; an axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0)
-    Array([1, 2], dtype=int64, device=cpu)
-    """
-    return _reduction(x, axis, keepdims, "min")
+    return declare(function, name, _DOCS[name], words=_WORDS, errors=_ERRORS)
 
 
-def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    """Arithmetic mean along ``axis`` (all elements by default).
+def _extremum(name: str) -> Reduction:
+    """``max`` or ``min``: the backend's reduction, refused over no elements."""
 
-    Standard: [`mean`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html).
+    def function(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+        return _reduction(x, axis, keepdims, name)
 
-    Parameters
-    ----------
-    x
-        Floating-point input array (integer arrays give float64 means).
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
-    Array([2. , 3.5], dtype=float64, device=cpu)
-    """
-    native = backend_array(x, "mean")
-    axes = reduction_axes(axis, x.ndim)
-    xp = xp_of(x)
-    kind = x._dtype.kind
-    # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
-    dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
-    shape = x.shape
-    count = math.prod(shape[a] for a in axes)
-    if count == 0:
-        # numpy warns and divides 0 by 0; the standard asks for NaN (NaN + NaN j for complex)
-        result_dtype = dtype if dtype is not None else native.dtype
-        nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
-        return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
-    backend = x._device.backend
-    return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
+    return declare(
+        function, name, _DOCS[name],
+        words={"x": "Real-valued input array.", **_WORDS},
+        returned="Same dtype as ``x``. Raises ValueError when a reduction has no elements.",
+        errors={**_ERRORS, "ValueError": f"{_ERRORS['ValueError']} A reduction over no elements."},
+    )
 
 
-def var(
-    x: Array,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    correction: float = 0.0,
-    keepdims: bool = False,
-) -> Array:
-    """Variance along ``axis``, dividing by ``M - correction``.
+def _spread_of(name: str) -> _Spread:
+    """``var`` or ``std``, NaN where ``M - correction <= 0``."""
 
-    Standard: [`var`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html).
+    def function(
+        x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
+        keepdims: bool = False,
+    ) -> Array:
+        return _spread(x, axis, correction, keepdims, name)
 
-    Parameters
-    ----------
-    x
-        Real floating-point input array (integer arrays give float64 variances).
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    correction
-        Degrees of freedom subtracted from the element count ``M`` (1 for the sample variance).
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
-    >>> xp.var(x), xp.var(x, correction=1)
-    (Array(1.25, dtype=float64, device=cpu), Array(1.66666667, dtype=float64, device=cpu))
-    """
-    return _spread(x, axis, correction, keepdims, "var")
-
-
-def std(
-    x: Array,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    correction: float = 0.0,
-    keepdims: bool = False,
-) -> Array:
-    """Standard deviation along ``axis``, the square root of :func:`var`.
-
-    Standard: [`std`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html).
-
-    Parameters
-    ----------
-    x
-        Real floating-point input array (integer arrays give float64 results).
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    correction
-        Degrees of freedom subtracted from the element count ``M`` (1 for the sample estimate).
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        Same dtype as ``x`` for floating-point input; NaN where ``M - correction <= 0``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.std(xp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
-    Array(2., dtype=float64, device=cpu)
-    """
-    return _spread(x, axis, correction, keepdims, "std")
+    return declare(function, name, _DOCS[name], words=_WORDS, errors=_ERRORS)
 
 
 def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) -> Array:
@@ -426,88 +280,124 @@ def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) ->
     return wrap(reduce(native, axis=axis_argument(axes, x.ndim), dtype=dtype, ddof=correction, keepdims=keepdims))
 
 
+sum = _accumulation("sum")
+prod = _accumulation("prod")
+max = _extremum("max")
+min = _extremum("min")
+
+
+# ---------------------------------------------------------------- mean
+_doc = Sections(
+    axis_keepdims=entries([("axis", AXIS), ("keepdims", KEEPDIMS)]),
+    errors=section("Raises", _ERRORS.items()),
+)
+
+
+@_doc
+def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean along ``axis`` (all elements by default).
+
+    Parameters
+    ----------
+    x
+        Floating-point input array (integer arrays give float64 means).
+    {axis_keepdims}
+
+    Returns
+    -------
+    Array
+        Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
+
+    {errors}
+
+    {examples}
+    >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+    Array([2. , 3.5], dtype=float64, device=cpu)
+    """
+    native = backend_array(x, "mean")
+    axes = reduction_axes(axis, x.ndim)
+    xp = xp_of(x)
+    kind = x._dtype.kind
+    # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
+    dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
+    shape = x.shape
+    count = math.prod(shape[a] for a in axes)
+    if count == 0:
+        # numpy warns and divides 0 by 0; the standard asks for NaN (NaN + NaN j for complex)
+        result_dtype = dtype if dtype is not None else native.dtype
+        nan = complex(math.nan, math.nan) if result_dtype.kind == "c" else math.nan
+        return _full(xp, _reduced_shape(shape, axes, keepdims), nan, result_dtype)
+    backend = x._device.backend
+    return wrap(backend.mean(native, axis=axis_argument(axes, x.ndim), dtype=dtype, keepdims=keepdims, count=count))
+
+
+var = _spread_of("var")
+std = _spread_of("std")
+
+
 # ---------------------------------------------------------------- cumulative
+_CUMULATIVE_DOCS = {
+    "cumulative_sum": Doc(
+        """
+        Running sum along ``axis``.
+        """,
+        params={
+            "dtype": "Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.",
+            "include_initial": "Start the result with the additive identity (0): the axis grows by one.",
+        },
+        examples="""
+        >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True)
+        Array([0, 1, 3, 6], dtype=int64, device=cpu)
+        """,
+    ),
+    "cumulative_prod": Doc(
+        """
+        Running product along ``axis``.
+        """,
+        params={
+            "dtype": "Dtype to accumulate and return in; ``None`` follows the same rule as :func:`prod`.",
+            "include_initial": "Start the result with the multiplicative identity (1): the axis grows by "
+                               "one.",
+        },
+        examples="""
+        >>> xp.cumulative_prod(xp.asarray([[1, 2], [3, 4]]), axis=0)
+        Array([[1, 2],
+               [3, 8]], dtype=int64, device=cpu)
+        """,
+    ),
+}
 
 
-def cumulative_sum(
-    x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
-) -> Array:
-    """Running sum along ``axis``.
+class _Cumulative(Protocol):
+    """The signature of ``cumulative_sum`` and ``cumulative_prod``, as a type checker reads it."""
 
-    Standard: [`cumulative_sum`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html).
-
-    Parameters
-    ----------
-    x
-        Numeric input array.
-    axis
-        Axis to accumulate along; optional only for 1-D arrays.
-    dtype
-        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`sum`.
-    include_initial
-        Start the result with the additive identity (0): the axis grows by one.
-
-    Returns
-    -------
-    Array
-        Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``,
-        also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True)
-    Array([0, 1, 3, 6], dtype=int64, device=cpu)
-    """
-    return _cumulative(x, axis, dtype, include_initial, "cumulative_sum", 0)
+    def __call__(
+        self, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+        include_initial: bool = False,
+    ) -> Array: ...
 
 
-def cumulative_prod(
-    x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
-) -> Array:
-    """Running product along ``axis``.
+def _cumulative_of(name: str, identity: int) -> _Cumulative:
+    """The running sum (``identity`` 0) or product (1) along an axis."""
 
-    Standard: [`cumulative_prod`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html).
+    def function(
+        x: Array, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
+    ) -> Array:
+        return _cumulative(x, axis, dtype, include_initial, name, identity)
 
-    Parameters
-    ----------
-    x
-        Numeric input array.
-    axis
-        Axis to accumulate along; optional only for 1-D arrays.
-    dtype
-        Dtype to accumulate and return in; ``None`` follows the same rule as :func:`prod`.
-    include_initial
-        Start the result with the multiplicative identity (1): the axis grows by one.
-
-    Returns
-    -------
-    Array
-        Same shape as ``x`` (one more along ``axis`` with ``include_initial``).
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        No ``axis`` for an array of more than one dimension; an axis out of range (``AxisError``,
-        also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.cumulative_prod(xp.asarray([[1, 2], [3, 4]]), axis=0)
-    Array([[1, 2],
-           [3, 8]], dtype=int64, device=cpu)
-    """
-    return _cumulative(x, axis, dtype, include_initial, "cumulative_prod", 1)
+    return declare(
+        function, name, _CUMULATIVE_DOCS[name],
+        words={
+            "x": "Numeric input array.",
+            "axis": "Axis to accumulate along; optional only for 1-D arrays.",
+        },
+        returned="Same shape as ``x`` (one more along ``axis`` with ``include_initial``).",
+        errors={
+            "TypeError": _ERRORS["TypeError"],
+            "ValueError": "No ``axis`` for an array of more than one dimension; an axis out of range "
+                          "(``AxisError``, also an `IndexError`).",
+        },
+    )
 
 
 def _cumulative(
@@ -540,3 +430,7 @@ def _cumulative(
     # accumulate straight into the result, after the initial value: no second copy
     accumulate(native, axis=axis, dtype=result_dtype, out=out[head + (slice(1, None),)])
     return wrap(out)
+
+
+cumulative_sum = _cumulative_of("cumulative_sum", 0)
+cumulative_prod = _cumulative_of("cumulative_prod", 1)

@@ -7,82 +7,58 @@ from typing import Any
 
 from ._array import Array, wrap
 from ._args import backend_array, normalize_axis, same_device, xp_of
-from ._statistical_functions import _reduction
+from ._docs import Doc, Sections, declare
+from ._statistical_functions import AXIS, AXIS_ERROR, KEEPDIMS, Reduction, _reduction
 
 __all__ = ["all", "any", "diff"]
 
 
-def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    """Whether every element along ``axis`` is truthy (non-zero; NaN counts as True).
-
-    Standard: [`all`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html).
-
-    Parameters
-    ----------
-    x
-        Input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        bool; True for an empty reduction.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> x = xp.asarray([[True, False], [True, True]])
-    >>> xp.all(x), xp.all(x, axis=1)
-    (Array(False, dtype=bool, device=cpu), Array([False,  True], dtype=bool, device=cpu))
-    """
-    return _reduction(x, axis, keepdims, "all")
+_DOCS = {
+    "all": Doc(
+        """
+        Whether every element along ``axis`` is truthy (non-zero; NaN counts as True).
+        """,
+        returns="bool; True for an empty reduction.",
+        examples="""
+        >>> x = xp.asarray([[True, False], [True, True]])
+        >>> xp.all(x), xp.all(x, axis=1)
+        (Array(False, dtype=bool, device=cpu), Array([False,  True], dtype=bool, device=cpu))
+        """,
+    ),
+    "any": Doc(
+        """
+        Whether some element along ``axis`` is truthy (non-zero; NaN counts as True).
+        """,
+        returns="bool; False for an empty reduction.",
+        examples="""
+        >>> xp.any(xp.asarray([0.0, float("nan")]))
+        Array(True, dtype=bool, device=cpu)
+        """,
+    ),
+}
 
 
-def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    """Whether some element along ``axis`` is truthy (non-zero; NaN counts as True).
+def _logical(name: str) -> Reduction:
+    """``all`` or ``any``: the backend's logical reduction, of any input, to bool."""
 
-    Standard: [`any`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html).
+    def function(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+        return _reduction(x, axis, keepdims, name)
 
-    Parameters
-    ----------
-    x
-        Input array.
-    axis
-        Axis or axes to reduce; ``None`` reduces all of them.
-    keepdims
-        Keep the reduced axes as size-1 dimensions.
-
-    Returns
-    -------
-    Array
-        bool; False for an empty reduction.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range (``AxisError``, also an `IndexError`).
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.any(xp.asarray([0.0, float("nan")]))
-    Array(True, dtype=bool, device=cpu)
-    """
-    return _reduction(x, axis, keepdims, "any")
+    return declare(
+        function, name, _DOCS[name],
+        words={"x": "Input array.", "axis": AXIS, "keepdims": KEEPDIMS},
+        errors={"TypeError": "``x`` is not an Array.", "ValueError": AXIS_ERROR},
+    )
 
 
+all = _logical("all")
+any = _logical("any")
+
+
+_doc = Sections()
+
+
+@_doc
 def diff(
     x: Array,
     /,
@@ -93,8 +69,6 @@ def diff(
     append: Array | None = None,
 ) -> Array:
     """The ``n``-th forward difference along ``axis`` (``out[i] = x[i+1] - x[i]``, repeated).
-
-    Standard: [`diff`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.diff.html).
 
     Parameters
     ----------
@@ -121,9 +95,7 @@ def diff(
         ``x`` is 0-d; a negative ``n``; ``prepend``/``append`` of another shape; an axis out of
         range.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.asarray([1, 4, 9, 16])
     >>> xp.diff(x)
     Array([3, 5, 7], dtype=int64, device=cpu)

@@ -7,8 +7,8 @@ complex64 (``rfft``, ``ihfft``), complex64 in gives float32 (``irfft``, ``hfft``
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ._args import scalar_device as _scalar_device
 from ._args import scalar_value as _scalar_value
 from ._array import Array, wrap
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device
+from ._docs import Doc, Sections, declare
 from ._dtypes import DType, as_dtype, float64
 
 _HOST_XP = CPU.backend.xp  # frequencies are computed on the host, then moved
@@ -95,476 +96,258 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
     return s, axes
 
 
-def _one_dimensional(x: Any, n: Any, axis: Any, norm: Any, name: str, real: bool = False) -> Array:
-    """Run the backend's 1-D transform ``name`` after checking its arguments."""
-    native = _transform_input(x, name, real=real)
-    function = _backend_function(x, f"fft.{name}")
-    axis = _axis(axis, native.ndim, name)
-    return wrap(function(native, n=_length(n, name), axis=axis, norm=_norm(norm, name)))
-
-
-def _n_dimensional(x: Any, s: Any, axes: Any, norm: Any, name: str, real: bool = False) -> Array:
-    """Run the backend's n-D transform ``name`` after checking its arguments."""
-    native = _transform_input(x, name, real=real)
-    function = _backend_function(x, f"fft.{name}")
-    s, axes = _s_axes(s, axes, native.ndim, name)
-    return wrap(function(native, s=s, axes=axes, norm=_norm(norm, name)))
-
-
 # --------------------------------------------------------------------------------- transforms
-def fft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """One-dimensional discrete Fourier transform.
-
-    Standard: [`fft.fft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (complex; a real one is transformed as complex).
-    n
-        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
-
-    Returns
-    -------
-    Array
-        Complex of ``x``'s precision (float32 gives complex64); size ``n`` along ``axis``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.fft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
-    Array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex128, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "fft")
-
-
-def ifft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """One-dimensional inverse discrete Fourier transform.
-
-    Standard: [`fft.ifft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (complex; a real one is transformed as complex).
-    n
-        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
-
-    Returns
-    -------
-    Array
-        Complex of ``x``'s precision; size ``n`` along ``axis``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.ifft(xp.asarray([10.0, -2.0 + 2.0j, -2.0, -2.0 - 2.0j]))
-    Array([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j], dtype=complex128, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "ifft")
-
-
-def fftn(
-    x: Array,
-    /,
-    *,
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """n-dimensional discrete Fourier transform.
-
-    Standard: [`fft.fftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftn.html).
-
-    Parameters
-    ----------
-    x
-        Input array (complex; a real one is transformed as complex).
-    s
-        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
-        ``axes``. ``None``: the sizes of ``x``.
-    axes
-        The transformed axes. ``None``: all of them.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with
-        ``n = prod(s)``.
-
-    Returns
-    -------
-    Array
-        Complex of ``x``'s precision.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.fftn(xp.ones((2, 2)))
-    Array([[4.+0.j, 0.+0.j],
-           [0.+0.j, 0.+0.j]], dtype=complex128, device=cpu)
-    """
-    return _n_dimensional(x, s, axes, norm, "fftn")
-
-
-def ifftn(
-    x: Array,
-    /,
-    *,
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """n-dimensional inverse discrete Fourier transform.
-
-    Standard: [`fft.ifftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifftn.html).
-
-    Parameters
-    ----------
-    x
-        Input array (complex; a real one is transformed as complex).
-    s
-        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
-        ``axes``. ``None``: the sizes of ``x``.
-    axes
-        The transformed axes. ``None``: all of them.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with
-        ``n = prod(s)``.
-
-    Returns
-    -------
-    Array
-        Complex of ``x``'s precision.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.ifftn(xp.asarray([[4.0, 0.0], [0.0, 0.0]]))
-    Array([[1.+0.j, 1.+0.j],
-           [1.+0.j, 1.+0.j]], dtype=complex128, device=cpu)
-    """
-    return _n_dimensional(x, s, axes, norm, "ifftn")
-
-
-def rfft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """One-dimensional discrete Fourier transform of real input.
-
-    Standard: [`fft.rfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (real-valued).
-    n
-        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
-
-    Returns
-    -------
-    Array
-        The ``n//2 + 1`` non-negative frequency terms along ``axis``, complex of ``x``'s precision
-        (float32 gives complex64).
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.rfft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
-    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "rfft", real=True)
-
-
-def irfft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """Inverse of `rfft`: a real signal from its non-negative frequency terms.
-
-    Standard: [`fft.irfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.irfft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (the non-negative frequency terms).
-    n
-        Points along ``axis`` of the real output. ``None``: ``2*(m - 1)`` for ``m`` input points.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
-
-    Returns
-    -------
-    Array
-        ``n`` real points along ``axis``, of ``x``'s precision (complex64 gives float32).
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.irfft(xp.asarray([10.0, -2.0 + 2.0j, -2.0]))
-    Array([1., 2., 3., 4.], dtype=float64, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "irfft")
-
-
-def rfftn(
-    x: Array,
-    /,
-    *,
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """n-dimensional discrete Fourier transform of real input.
-
-    Standard: [`fft.rfftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfftn.html).
-
-    Parameters
-    ----------
-    x
-        Input array (real-valued).
-    s
-        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
-        ``axes``. ``None``: the sizes of ``x``.
-    axes
-        The transformed axes. ``None``: all of them.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``, with
-        ``n = prod(s)``.
-
-    Returns
-    -------
-    Array
-        Complex of ``x``'s precision; the last transformed axis keeps ``s[-1]//2 + 1`` terms.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
-    ValueError
-        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.rfftn(xp.ones((2, 4))).shape
-    (2, 3)
-    """
-    return _n_dimensional(x, s, axes, norm, "rfftn", real=True)
-
-
-def irfftn(
-    x: Array,
-    /,
-    *,
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """Inverse of `rfftn`: a real signal from its n-dimensional half spectrum.
-
-    Standard: [`fft.irfftn`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.irfftn.html).
-
-    Parameters
-    ----------
-    x
-        Input array (the output of `rfftn`).
-    s
-        Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs
-        ``axes``. ``None``: the input sizes, except ``2*(m - 1)`` along the last transformed axis.
-    axes
-        The transformed axes. ``None``: all of them.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``, with
-        ``n = prod(s)``.
-
-    Returns
-    -------
-    Array
-        Real of ``x``'s precision, ``s`` points along the transformed axes.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``s`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.irfftn(xp.fft.rfftn(xp.ones((2, 4))))
-    Array([[1., 1., 1., 1.],
-           [1., 1., 1., 1.]], dtype=float64, device=cpu)
-    """
-    return _n_dimensional(x, s, axes, norm, "irfftn")
-
-
-def hfft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
-
-    Standard: [`fft.hfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.hfft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (the first half of a Hermitian-symmetric signal).
-    n
-        Points along ``axis`` of the real output. ``None``: ``2*(m - 1)`` for ``m`` input points.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1``, ``1/sqrt(n)`` or ``1/n``.
-
-    Returns
-    -------
-    Array
-        ``n`` real points along ``axis``, of ``x``'s precision.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.hfft(xp.asarray([1.0, 2.0, 3.0]))
-    Array([ 8., -2.,  0., -2.], dtype=float64, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "hfft")
-
-
-def ihfft(
-    x: Array,
-    /,
-    *,
-    n: int | None = None,
-    axis: int = -1,
-    norm: Literal["backward", "ortho", "forward"] = "backward",
-) -> Array:
-    """Inverse of `hfft` for real input.
-
-    Standard: [`fft.ihfft`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ihfft.html).
-
-    Parameters
-    ----------
-    x
-        Input array (real-valued).
-    n
-        Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size.
-    axis
-        The transformed axis.
-    norm
-        ``'backward'``, ``'ortho'`` or ``'forward'``: scale by ``1/n``, ``1/sqrt(n)`` or ``1``.
-
-    Returns
-    -------
-    Array
-        ``n//2 + 1`` complex points along ``axis``, of ``x``'s precision.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype; ``x`` is complex.
-    ValueError
-        ``x`` is 0-d; ``n`` below 1; an axis out of range; another ``norm``.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.ihfft(xp.asarray([8.0, -2.0, 0.0, -2.0]))
-    Array([1.-0.j, 2.-0.j, 3.-0.j], dtype=complex128, device=cpu)
-    """
-    return _one_dimensional(x, n, axis, norm, "ihfft", real=True)
-
-
-# --------------------------------------------------------------------------------- helpers
+# What the transforms' docstrings share; each transform's own words are its record below.
+_NORM = "``'backward'``, ``'ortho'`` or ``'forward'``: scale by {scales}"
+_SCALES = {"forward": "``1``, ``1/sqrt(n)`` or ``1/n``", "inverse": "``1/n``, ``1/sqrt(n)`` or ``1``"}
+_INPUT = {  # by whether the transform takes real input only
+    False: "Input array (complex; a real one is transformed as complex).",
+    True: "Input array (real-valued).",
+}
+_POINTS = "Points along ``axis``: the input is trimmed or zero-padded to it. ``None``: its size."
+_REAL_OUTPUT_POINTS = (
+    "Points along ``axis`` of the real output. ``None``: ``2*(m - 1)`` for ``m`` input points."
+)
+_SIZES = "Points along each of ``axes`` (trimmed or zero-padded; ``-1``: the whole axis). Needs ``axes``."
+_ERRORS = {
+    "TypeError": "``x`` is not an Array, or of a stored-only dtype",
+    "ValueError": "``x`` is 0-d; ``{length}`` below 1; an axis out of range; another ``norm``.",
+}
+
+_DOCS = {
+    "fft": Doc(
+        """
+        One-dimensional discrete Fourier transform.
+        """,
+        returns="Complex of ``x``'s precision (float32 gives complex64); size ``n`` along ``axis``.",
+        examples="""
+        >>> xp.fft.fft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
+        Array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex128, device=cpu)
+        """,
+    ),
+    "ifft": Doc(
+        """
+        One-dimensional inverse discrete Fourier transform.
+        """,
+        returns="Complex of ``x``'s precision; size ``n`` along ``axis``.",
+        examples="""
+        >>> xp.fft.ifft(xp.asarray([10.0, -2.0 + 2.0j, -2.0, -2.0 - 2.0j]))
+        Array([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j], dtype=complex128, device=cpu)
+        """,
+    ),
+    "fftn": Doc(
+        """
+        n-dimensional discrete Fourier transform.
+        """,
+        returns="Complex of ``x``'s precision.",
+        examples="""
+        >>> xp.fft.fftn(xp.ones((2, 2)))
+        Array([[4.+0.j, 0.+0.j],
+               [0.+0.j, 0.+0.j]], dtype=complex128, device=cpu)
+        """,
+    ),
+    "ifftn": Doc(
+        """
+        n-dimensional inverse discrete Fourier transform.
+        """,
+        returns="Complex of ``x``'s precision.",
+        examples="""
+        >>> xp.fft.ifftn(xp.asarray([[4.0, 0.0], [0.0, 0.0]]))
+        Array([[1.+0.j, 1.+0.j],
+               [1.+0.j, 1.+0.j]], dtype=complex128, device=cpu)
+        """,
+    ),
+    "rfft": Doc(
+        """
+        One-dimensional discrete Fourier transform of real input.
+        """,
+        returns="The ``n//2 + 1`` non-negative frequency terms along ``axis``, complex of ``x``'s precision "
+                "(float32 gives complex64).",
+        examples="""
+        >>> xp.fft.rfft(xp.asarray([1.0, 2.0, 3.0, 4.0]))
+        Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128, device=cpu)
+        """,
+    ),
+    "irfft": Doc(
+        """
+        Inverse of `rfft`: a real signal from its non-negative frequency terms.
+        """,
+        params={"x": "Input array (the non-negative frequency terms).", "n": _REAL_OUTPUT_POINTS},
+        returns="``n`` real points along ``axis``, of ``x``'s precision (complex64 gives float32).",
+        examples="""
+        >>> xp.fft.irfft(xp.asarray([10.0, -2.0 + 2.0j, -2.0]))
+        Array([1., 2., 3., 4.], dtype=float64, device=cpu)
+        """,
+    ),
+    "rfftn": Doc(
+        """
+        n-dimensional discrete Fourier transform of real input.
+        """,
+        returns="Complex of ``x``'s precision; the last transformed axis keeps ``s[-1]//2 + 1`` terms.",
+        examples="""
+        >>> xp.fft.rfftn(xp.ones((2, 4))).shape
+        (2, 3)
+        """,
+    ),
+    "irfftn": Doc(
+        """
+        Inverse of `rfftn`: a real signal from its n-dimensional half spectrum.
+        """,
+        params={
+            "x": "Input array (the output of `rfftn`).",
+            "s": f"{_SIZES} ``None``: the input sizes, except ``2*(m - 1)`` along the last transformed axis.",
+        },
+        returns="Real of ``x``'s precision, ``s`` points along the transformed axes.",
+        examples="""
+        >>> xp.fft.irfftn(xp.fft.rfftn(xp.ones((2, 4))))
+        Array([[1., 1., 1., 1.],
+               [1., 1., 1., 1.]], dtype=float64, device=cpu)
+        """,
+    ),
+    "hfft": Doc(
+        """
+        Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
+        """,
+        params={
+            "x": "Input array (the first half of a Hermitian-symmetric signal).",
+            "n": _REAL_OUTPUT_POINTS,
+        },
+        returns="``n`` real points along ``axis``, of ``x``'s precision.",
+        examples="""
+        >>> xp.fft.hfft(xp.asarray([1.0, 2.0, 3.0]))
+        Array([ 8., -2.,  0., -2.], dtype=float64, device=cpu)
+        """,
+    ),
+    "ihfft": Doc(
+        """
+        Inverse of `hfft` for real input.
+        """,
+        returns="``n//2 + 1`` complex points along ``axis``, of ``x``'s precision.",
+        examples="""
+        >>> xp.fft.ihfft(xp.asarray([8.0, -2.0, 0.0, -2.0]))
+        Array([1.-0.j, 2.-0.j, 3.-0.j], dtype=complex128, device=cpu)
+        """,
+    ),
+}
+
+
+_Transform = TypeVar("_Transform", bound=Callable[..., Array])
+
+
+class _OneDimensional(Protocol):
+    """The signature of a transform along one axis, as a type checker reads it."""
+
+    def __call__(
+        self, x: Array, /, *, n: int | None = None, axis: int = -1,
+        norm: Literal["backward", "ortho", "forward"] = "backward",
+    ) -> Array: ...
+
+
+class _NDimensional(Protocol):
+    """The signature of a transform along several axes, as a type checker reads it."""
+
+    def __call__(
+        self, x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+        norm: Literal["backward", "ortho", "forward"] = "backward",
+    ) -> Array: ...
+
+
+def _declared(transform: _Transform, name: str, real: bool, words: dict[str, str], length: str) -> _Transform:
+    """``transform`` named ``name`` and documented: its record, with what the transforms share
+    (``real``: it takes real input only; ``words``: its parameters' shared words; ``length``: the
+    parameter that sets its length)."""
+    errors = {
+        "TypeError": _ERRORS["TypeError"] + ("; ``x`` is complex." if real else "."),
+        "ValueError": _ERRORS["ValueError"].format(length=length),
+    }
+    words = {"x": _INPUT[real], **words}
+    return declare(transform, name, _DOCS[name], words=words, errors=errors, standard=f"fft.{name}")
+
+
+def _one_dimensional(name: str, direction: str, *, real: bool = False) -> _OneDimensional:
+    """Transform ``name`` of the backend along one axis, scaled as its ``direction`` ("forward"
+    or "inverse") says; ``real``: of real input only (numpy would drop a complex one's
+    imaginary part)."""
+
+    def transform(
+        x: Array, /, *, n: int | None = None, axis: int = -1,
+        norm: Literal["backward", "ortho", "forward"] = "backward",
+    ) -> Array:
+        native = _transform_input(x, name, real=real)
+        function = _backend_function(x, f"fft.{name}")
+        length, along = _length(n, name), _axis(axis, native.ndim, name)
+        return wrap(function(native, n=length, axis=along, norm=_norm(norm, name)))
+
+    words = {
+        "n": _POINTS,
+        "axis": "The transformed axis.",
+        "norm": _NORM.format(scales=_SCALES[direction]) + ".",
+    }
+    return _declared(transform, name, real, words, "n")
+
+
+def _n_dimensional(name: str, direction: str, *, real: bool = False) -> _NDimensional:
+    """Transform ``name`` of the backend along several axes, as :func:`_one_dimensional`."""
+
+    def transform(
+        x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+        norm: Literal["backward", "ortho", "forward"] = "backward",
+    ) -> Array:
+        native = _transform_input(x, name, real=real)
+        function = _backend_function(x, f"fft.{name}")
+        sizes, axes_ = _s_axes(s, axes, native.ndim, name)
+        return wrap(function(native, s=sizes, axes=axes_, norm=_norm(norm, name)))
+
+    words = {
+        "s": f"{_SIZES} ``None``: the sizes of ``x``.",
+        "axes": "The transformed axes. ``None``: all of them.",
+        "norm": _NORM.format(scales=_SCALES[direction]) + ", with ``n = prod(s)``.",
+    }
+    return _declared(transform, name, real, words, "s")
+
+
+# A line each: name, the axes it transforms along (_one_dimensional, _n_dimensional), the
+# direction of its scaling, and whether it takes real input only. A type checker reads each
+# signature from its factory's Protocol; the API reference shows the run-time one.
+fft = _one_dimensional("fft", "forward")
+ifft = _one_dimensional("ifft", "inverse")
+fftn = _n_dimensional("fftn", "forward")
+ifftn = _n_dimensional("ifftn", "inverse")
+rfft = _one_dimensional("rfft", "forward", real=True)
+irfft = _one_dimensional("irfft", "inverse")
+rfftn = _n_dimensional("rfftn", "forward", real=True)
+irfftn = _n_dimensional("irfftn", "inverse")
+hfft = _one_dimensional("hfft", "forward")
+ihfft = _one_dimensional("ihfft", "inverse", real=True)
+
+
+# --------------------------------------------------------------------------------- frequencies
+# What their docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_doc = Sections(
+    "fft",
+    frequency_parameters="""
+        Parameters
+        ----------
+        n
+            Length of the transform (positive).
+        d
+            Sample spacing (the inverse of the sampling rate).
+        dtype
+            A real floating-point dtype; default float64.
+        device
+            Device of the result; default the default device.
+    """,
+    frequency_errors="""
+        Raises
+        ------
+        TypeError
+            ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
+        ValueError
+            ``n`` below 1, or ``d`` is 0.
+    """,
+)
+
+
 def _frequencies(values: np.ndarray, dtype: Any, device: Any, name: str) -> Array:
     """Sample frequencies (computed in float64) in ``dtype`` on ``device``."""
     target = float64 if dtype is None else as_dtype(dtype)
@@ -589,37 +372,20 @@ def _window(n: Any, d: Any, name: str) -> tuple[int, float]:
     return n, float(d)
 
 
+@_doc
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
-    Standard: [`fft.fftfreq`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftfreq.html).
-
-    Parameters
-    ----------
-    n
-        Length of the transform (positive).
-    d
-        Sample spacing (the inverse of the sampling rate).
-    dtype
-        A real floating-point dtype; default float64.
-    device
-        Device of the result; default the default device.
+    {frequency_parameters}
 
     Returns
     -------
     Array
         ``[0, 1, ..., -2, -1] / (d*n)``, shape ``(n,)``.
 
-    Raises
-    ------
-    TypeError
-        ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
-    ValueError
-        ``n`` below 1, or ``d`` is 0.
+    {frequency_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.fft.fftfreq(4)
     Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
@@ -628,37 +394,20 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
     return _frequencies(_HOST_XP.fft.fftfreq(n, d), dtype, place, "fftfreq")
 
 
+@_doc
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Non-negative sample frequencies of a length-``n`` real transform (`rfft`).
 
-    Standard: [`fft.rfftfreq`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.rfftfreq.html).
-
-    Parameters
-    ----------
-    n
-        Length of the transform (positive).
-    d
-        Sample spacing (the inverse of the sampling rate).
-    dtype
-        A real floating-point dtype; default float64.
-    device
-        Device of the result; default the default device.
+    {frequency_parameters}
 
     Returns
     -------
     Array
         ``[0, 1, ..., n//2] / (d*n)``, shape ``(n//2 + 1,)``.
 
-    Raises
-    ------
-    TypeError
-        ``n`` is not an integer; ``dtype`` is not a real floating-point dtype.
-    ValueError
-        ``n`` below 1, or ``d`` is 0.
+    {frequency_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.fft.rfftfreq(4, d=0.5)
     Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
     """
@@ -675,73 +424,52 @@ def _shift_axes(axes: Any, ndim: int, name: str) -> int | list[int] | None:
     return [_axis(a, ndim, name) for a in axes]
 
 
-def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Move the zero-frequency term to the centre of ``axes``.
-
-    Standard: [`fft.fftshift`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.fftshift.html).
-
-    Parameters
-    ----------
-    x
-        Input array.
-    axes
-        Axis or axes to shift; ``None``: all of them.
-
-    Returns
-    -------
-    Array
-        A new array, same shape and dtype as ``x``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range.
-
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.fftshift(xp.fft.fftfreq(5))
-    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64, device=cpu)
-    """
-    if type(x) is not Array:
-        raise TypeError(f"fft.fftshift takes an Array, got {type(x).__name__}")
-    native = x._as_native()
-    return wrap(_backend_function(x, "fft.fftshift")(native, axes=_shift_axes(axes, native.ndim, "fftshift")))
+# --------------------------------------------------------------------------------- shifts
+_SHIFT_DOCS = {
+    "fftshift": Doc(
+        """
+        Move the zero-frequency term to the centre of ``axes``.
+        """,
+        examples="""
+        >>> xp.fft.fftshift(xp.fft.fftfreq(5))
+        Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64, device=cpu)
+        """,
+    ),
+    "ifftshift": Doc(
+        """
+        Inverse of `fftshift` (they differ for odd lengths).
+        """,
+        examples="""
+        >>> xp.fft.ifftshift(xp.asarray([-0.4, -0.2, 0.0, 0.2, 0.4]))
+        Array([ 0. ,  0.2,  0.4, -0.4, -0.2], dtype=float64, device=cpu)
+        """,
+    ),
+}
 
 
-def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Inverse of `fftshift` (they differ for odd lengths).
+class _Shift(Protocol):
+    """The signature of a shift, as a type checker reads it."""
 
-    Standard: [`fft.ifftshift`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.fft.ifftshift.html).
+    def __call__(self, x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array: ...
 
-    Parameters
-    ----------
-    x
-        Input array.
-    axes
-        Axis or axes to shift; ``None``: all of them.
 
-    Returns
-    -------
-    Array
-        A new array, same shape and dtype as ``x``.
+def _shift(name: str) -> _Shift:
+    """Shift ``name`` of the backend (a roll by half of each of ``axes``)."""
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        An axis out of range.
+    def shift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+        if type(x) is not Array:
+            raise TypeError(f"fft.{name} takes an Array, got {type(x).__name__}")
+        native = x._as_native()
+        return wrap(_backend_function(x, f"fft.{name}")(native, axes=_shift_axes(axes, native.ndim, name)))
 
-    Examples
-    --------
-    >>> import dlarray as xp
-    >>> xp.fft.ifftshift(xp.asarray([-0.4, -0.2, 0.0, 0.2, 0.4]))
-    Array([ 0. ,  0.2,  0.4, -0.4, -0.2], dtype=float64, device=cpu)
-    """
-    if type(x) is not Array:
-        raise TypeError(f"fft.ifftshift takes an Array, got {type(x).__name__}")
-    native = x._as_native()
-    return wrap(_backend_function(x, "fft.ifftshift")(native, axes=_shift_axes(axes, native.ndim, "ifftshift")))
+    return declare(
+        shift, name, _SHIFT_DOCS[name],
+        words={"x": "Input array.", "axes": "Axis or axes to shift; ``None``: all of them."},
+        returned="A new array, same shape and dtype as ``x``.",
+        errors={"TypeError": "``x`` is not an Array.", "ValueError": "An axis out of range."},
+        standard=f"fft.{name}",
+    )
+
+
+fftshift = _shift("fftshift")
+ifftshift = _shift("ifftshift")

@@ -19,6 +19,7 @@ from ._args import scalar_value as _scalar_value
 from ._array import Array, wrap
 from ._devices import devices_differ as _devices_differ
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
+from ._docs import Sections
 from ._dtypes import DType, as_dtype
 from ._linear_algebra_functions import _normalized, matmul, matrix_transpose, tensordot, vecdot, vector_axis
 
@@ -136,15 +137,35 @@ def _rtol(rtol: Any, x: Array, name: str) -> Any:
 
 
 # --------------------------------------------------------------------------------- functions
-def cholesky(x: Array, /, *, upper: bool = False) -> Array:
-    """Cholesky factor of each (Hermitian) positive-definite matrix in ``x``.
-
-    Standard: [`linalg.cholesky`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.cholesky.html).
-
+# What their docstrings share (dlarray._docs.Sections fills each ``{name}`` line in).
+_STACK_PARAMETER = """
     Parameters
     ----------
     x
-        Array of shape ``(..., M, M)``.
+        Array of shape ``{shape}``.
+"""
+_STACK_ERRORS = """
+    Raises
+    ------
+    TypeError
+        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
+    ValueError
+        ``x`` is not of shape ``{shape}``.
+"""
+_doc = Sections(
+    "linalg",
+    square_parameter=_STACK_PARAMETER.format(shape="(..., M, M)"),
+    matrices_parameter=_STACK_PARAMETER.format(shape="(..., M, N)"),
+    square_errors=_STACK_ERRORS.format(shape="(..., M, M)"),
+    matrices_errors=_STACK_ERRORS.format(shape="(..., M, N)"),
+)
+
+
+@_doc
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """Cholesky factor of each (Hermitian) positive-definite matrix in ``x``.
+
+    {square_parameter}
     upper
         ``False``: the lower factor ``L`` (``x = L @ L^H``). ``True``: the upper factor ``U``
         (``x = U^H @ U``).
@@ -154,17 +175,10 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     Array
         The triangular factors, with the shape of ``x``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``; a matrix is not positive definite (numpy's
-        ``LinAlgError``, a `ValueError`).
+    {square_errors}
+        A matrix is not positive definite (numpy's ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.cholesky(xp.asarray([[4.0, 2.0], [2.0, 5.0]]))
     Array([[2., 0.],
            [1., 2.]], dtype=float64, device=cpu)
@@ -172,10 +186,9 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return wrap(_backend_function(x, "linalg.cholesky")(_square(x, "cholesky"), upper=bool(upper)))
 
 
+@_doc
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of the 3-element vectors along ``axis``.
-
-    Standard: [`linalg.cross`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.cross.html).
 
     Parameters
     ----------
@@ -200,9 +213,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         A size other than 3 along ``axis``; shapes that do not broadcast; arrays on different
         devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0, 1, 0]))
     Array([0, 0, 1], dtype=int64, device=cpu)
     """
@@ -215,46 +226,31 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     return wrap(_backend_function(x1, "linalg.cross")(a, b, axis=axis))
 
 
+@_doc
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix in ``x``.
 
-    Standard: [`linalg.det`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.det.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
     Array
         Shape ``x.shape[:-2]``; floating point (float64 for an integer ``x``).
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.det(xp.asarray([[2.0, 1.0], [1.0, 3.0]]))
     Array(5., dtype=float64, device=cpu)
     """
     return wrap(_backend_function(x, "linalg.det")(_square(x, "det")))
 
 
+@_doc
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The diagonal of each matrix in ``x``, as a view.
 
-    Standard: [`linalg.diagonal`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.diagonal.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     offset
         ``0``: the main diagonal; positive: above it; negative: below it. An offset past the
         matrix gives an empty diagonal.
@@ -265,16 +261,9 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
         Shape ``(..., K)`` where ``K`` is the length of the diagonal; dtype of ``x``. It shares
         ``x``'s memory and is writable when ``x`` is.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array.
-    ValueError
-        ``x`` has fewer than two dimensions.
+    {matrix_stack_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> m = xp.reshape(xp.arange(9), (3, 3))
     >>> xp.linalg.diagonal(m), xp.linalg.diagonal(m, offset=1)
     (Array([0, 4, 8], dtype=int64, device=cpu), Array([1, 5], dtype=int64, device=cpu))
@@ -312,17 +301,13 @@ def _diagonal_view(x: Array, offset: int) -> Array:
     return x._view(byte_offset, (*batch, length), (*batch_strides, row_stride + col_stride))
 
 
+@_doc
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues and eigenvectors of each real symmetric / complex Hermitian matrix in ``x``.
 
     Only the lower triangle of each matrix is read.
 
-    Standard: [`linalg.eigh`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.eigh.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
@@ -330,16 +315,9 @@ def eigh(x: Array, /) -> EighResult:
         ``eigenvalues`` (shape ``(..., M)``, ascending, real dtype of ``x``'s precision) and
         ``eigenvectors`` (shape ``(..., M, M)``, dtype of ``x``, one eigenvector per column).
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> w, v = xp.linalg.eigh(xp.asarray([[2.0, 0.0], [0.0, 1.0]]))
     >>> w
     Array([1., 2.], dtype=float64, device=cpu)
@@ -351,10 +329,9 @@ def eigh(x: Array, /) -> EighResult:
     return EighResult(wrap(values), wrap(vectors))
 
 
+@_doc
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues of each real symmetric / complex Hermitian matrix in ``x``.
-
-    Standard: [`linalg.eigvalsh`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.eigvalsh.html).
 
     Parameters
     ----------
@@ -366,29 +343,20 @@ def eigvalsh(x: Array, /) -> Array:
     Array
         Shape ``(..., M)``, ascending, real dtype of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.eigvalsh(xp.asarray([[2.0, 1.0], [1.0, 2.0]]))
     Array([1., 3.], dtype=float64, device=cpu)
     """
     return wrap(_backend_function(x, "linalg.eigvalsh")(_square(x, "eigvalsh")))
 
 
+@_doc.outside_standard
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors of each square matrix in ``x``.
 
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
@@ -397,16 +365,9 @@ def eig(x: Array, /) -> EigResult:
         column), both complex of ``x``'s precision even where every eigenvalue is real (numpy
         returns a real dtype then). Their order is unspecified.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> w, v = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
     >>> w
     Array([2.+0.j, 3.+0.j], dtype=complex128, device=cpu)
@@ -415,61 +376,41 @@ def eig(x: Array, /) -> EigResult:
     return EigResult(wrap(_complex_of(values)), wrap(_complex_of(vectors)))
 
 
+@_doc.outside_standard
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of each square matrix in ``x``.
 
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
     Array
         Shape ``(..., M)``, complex of ``x``'s precision; their order is unspecified.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.eigvals(xp.asarray([[0.0, -1.0], [1.0, 0.0]]))
     Array([0.+1.j, 0.-1.j], dtype=complex128, device=cpu)
     """
     return wrap(_complex_of(_backend_function(x, "linalg.eigvals")(_square(x, "eigvals"))))
 
 
+@_doc
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix in ``x``.
 
-    Standard: [`linalg.inv`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.inv.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
     Array
         Same shape; floating point (float64 for an integer ``x``).
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``; the matrix is singular (numpy's ``LinAlgError``, a
-        `ValueError`).
+    {square_errors}
+        The matrix is singular (numpy's ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.inv(xp.asarray([[2.0, 0.0], [0.0, 4.0]]))
     Array([[0.5 , 0.  ],
            [0.  , 0.25]], dtype=float64, device=cpu)
@@ -477,6 +418,7 @@ def inv(x: Array, /) -> Array:
     return wrap(_backend_function(x, "linalg.inv")(_square(x, "inv")))
 
 
+@_doc
 def matrix_norm(
     x: Array,
     /,
@@ -486,12 +428,7 @@ def matrix_norm(
 ) -> Array:
     """Matrix norm of each matrix in ``x``.
 
-    Standard: [`linalg.matrix_norm`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_norm.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     keepdims
         Keep the last two dimensions as size-1 dimensions.
     ord
@@ -504,16 +441,10 @@ def matrix_norm(
     Array
         The norms, real floating point of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``; another ``ord``.
+    {matrices_errors}
+        Another ``ord``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> m = xp.asarray([[3.0, 0.0], [0.0, -4.0]])
     >>> xp.linalg.matrix_norm(m), xp.linalg.matrix_norm(m, ord=1)
     (Array(5., dtype=float64, device=cpu), Array(4., dtype=float64, device=cpu))
@@ -530,15 +461,11 @@ def matrix_norm(
     return wrap(_backend_function(x, "linalg.matrix_norm")(native, keepdims=bool(keepdims), ord=ord))
 
 
+@_doc
 def matrix_power(x: Array, n: int, /) -> Array:
     """Each square matrix in ``x`` raised to the integer power ``n``.
 
-    Standard: [`linalg.matrix_power`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_power.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
     n
         The exponent: ``0`` gives identity matrices, a negative ``n`` the power of the inverse.
 
@@ -554,9 +481,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     ValueError
         ``x`` is not of shape ``(..., M, M)``; a negative ``n`` for a singular matrix.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.matrix_power(xp.asarray([[1, 1], [0, 1]]), 3)
     Array([[1, 3],
            [0, 1]], dtype=int64, device=cpu)
@@ -568,15 +493,11 @@ def matrix_power(x: Array, n: int, /) -> Array:
     return wrap(_backend_function(x, "linalg.matrix_power")(native, n))
 
 
+@_doc
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Rank of each matrix in ``x``: the number of singular values above the tolerance.
 
-    Standard: [`linalg.matrix_rank`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.matrix_rank.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     rtol
         Relative tolerance: singular values ``<= rtol * largest`` count as zero. A float, or a
         real floating-point Array broadcast against ``x.shape[:-2]``. ``None``:
@@ -587,16 +508,9 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     Array
         The ranks, shape ``x.shape[:-2]``, default integer dtype (int64).
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``.
+    {matrices_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.matrix_rank(xp.asarray([[1.0, 2.0], [2.0, 4.0]]))
     Array(1, dtype=int64, device=cpu)
     """
@@ -605,10 +519,9 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return wrap(ranks.astype(np.int64))
 
 
+@_doc
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two vectors.
-
-    Standard: [`linalg.outer`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.outer.html).
 
     Parameters
     ----------
@@ -629,9 +542,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     ValueError
         An operand that is not one-dimensional; arrays on different devices.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.outer(xp.asarray([1, 2]), xp.asarray([1, 10, 100]))
     Array([[  1,  10, 100],
            [  2,  20, 200]], dtype=int64, device=cpu)
@@ -642,15 +553,11 @@ def outer(x1: Array, x2: Array, /) -> Array:
     return wrap(_backend_function(x1, "linalg.outer")(a, b))
 
 
+@_doc
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse of each matrix in ``x``.
 
-    Standard: [`linalg.pinv`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.pinv.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     rtol
         Relative tolerance for small singular values (as in `matrix_rank`); ``None``:
         ``max(M, N) * eps`` of ``x``'s precision.
@@ -660,16 +567,9 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     Array
         Shape ``(..., N, M)``; floating point.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``.
+    {matrices_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.pinv(xp.asarray([[2.0, 0.0], [0.0, 0.0]]))
     Array([[0.5, 0. ],
            [0. , 0. ]], dtype=float64, device=cpu)
@@ -679,15 +579,11 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return wrap(_backend_function(x, "linalg.pinv")(native, rtol=_rtol(rtol, x, "pinv")))
 
 
+@_doc
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition of each matrix in ``x``.
 
-    Standard: [`linalg.qr`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.qr.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     mode
         ``'reduced'``: ``Q`` is ``(..., M, K)`` and ``R`` ``(..., K, N)`` with ``K = min(M, N)``.
         ``'complete'``: ``Q`` is ``(..., M, M)`` and ``R`` ``(..., M, N)``.
@@ -697,16 +593,10 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     QRResult
         ``Q`` with orthonormal columns and upper-triangular ``R``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``; another ``mode``.
+    {matrices_errors}
+        Another ``mode``.
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> q, r = xp.linalg.qr(xp.ones((3, 2)))
     >>> q.shape, r.shape
     ((3, 2), (2, 2))
@@ -720,15 +610,11 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
     return QRResult(wrap(q), wrap(r))
 
 
+@_doc
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and natural log of the absolute value of the determinant of each square matrix.
 
-    Standard: [`linalg.slogdet`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.slogdet.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, M)``.
+    {square_parameter}
 
     Returns
     -------
@@ -736,16 +622,9 @@ def slogdet(x: Array, /) -> SlogdetResult:
         ``sign`` (dtype of ``x``; 0 for a singular matrix) and ``logabsdet`` (real dtype of
         ``x``'s precision; ``-inf`` for a singular matrix).
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, M)``.
+    {square_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.slogdet(xp.asarray([[-1.0, 0.0], [0.0, 1.0]]))
     SlogdetResult(sign=Array(-1., dtype=float64, device=cpu), logabsdet=Array(0., dtype=float64, device=cpu))
     """
@@ -753,10 +632,9 @@ def slogdet(x: Array, /) -> SlogdetResult:
     return SlogdetResult(wrap(sign), wrap(logabsdet))
 
 
+@_doc
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solution ``X`` of ``x1 @ X = x2`` for each square system.
-
-    Standard: [`linalg.solve`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.solve.html).
 
     Parameters
     ----------
@@ -780,9 +658,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         Shapes that do not match; arrays on different devices; the matrix is singular (numpy's
         ``LinAlgError``, a `ValueError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.solve(xp.asarray([[2.0, 0.0], [0.0, 4.0]]), xp.asarray([1.0, 1.0]))
     Array([0.5 , 0.25], dtype=float64, device=cpu)
     """
@@ -799,15 +675,11 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return wrap(_backend_function(x1, "linalg.solve")(a, b))
 
 
+@_doc
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition of each matrix in ``x``.
 
-    Standard: [`linalg.svd`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.svd.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     full_matrices
         ``True``: ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``. ``False``: ``(..., M, K)``
         and ``(..., K, N)`` with ``K = min(M, N)``.
@@ -817,16 +689,9 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     SVDResult
         ``U``, ``S`` (shape ``(..., K)``, descending, real of ``x``'s precision) and ``Vh``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``.
+    {matrices_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> u, s, vh = xp.linalg.svd(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
     >>> s
     Array([5., 3.], dtype=float64, device=cpu)
@@ -835,46 +700,31 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
+@_doc
 def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix in ``x``.
 
-    Standard: [`linalg.svdvals`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.svdvals.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
 
     Returns
     -------
     Array
         Shape ``(..., min(M, N))``, in descending order, real of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``.
+    {matrices_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> xp.linalg.svdvals(xp.asarray([[3.0, 0.0], [0.0, -5.0]]))
     Array([5., 3.], dtype=float64, device=cpu)
     """
     return wrap(_backend_function(x, "linalg.svdvals")(_matrices(x, "svdvals")))
 
 
+@_doc
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum of the diagonal of each matrix in ``x``.
 
-    Standard: [`linalg.trace`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.trace.html).
-
-    Parameters
-    ----------
-    x
-        Array of shape ``(..., M, N)``.
+    {matrices_parameter}
     offset
         Which diagonal: ``0`` the main one, positive above it, negative below it.
     dtype
@@ -887,16 +737,9 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     Array
         The traces, shape ``x.shape[:-2]``.
 
-    Raises
-    ------
-    TypeError
-        ``x`` is not an Array, or of a stored-only dtype (bfloat16, float8/6/4).
-    ValueError
-        ``x`` is not of shape ``(..., M, N)``.
+    {matrices_errors}
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> m = xp.reshape(xp.arange(9, dtype=xp.int8), (3, 3))
     >>> xp.linalg.trace(m), xp.linalg.trace(m, offset=-1)
     (Array(12, dtype=int64, device=cpu), Array(10, dtype=int64, device=cpu))
@@ -909,6 +752,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     return wrap(_backend_function(x, "linalg.trace")(native, offset=offset, dtype=target))
 
 
+@_doc
 def vector_norm(
     x: Array,
     /,
@@ -918,8 +762,6 @@ def vector_norm(
     ord: float = 2,
 ) -> Array:
     """Vector norm of ``x`` over ``axis``.
-
-    Standard: [`linalg.vector_norm`](https://data-apis.org/array-api/2025.12/extensions/generated/array_api.linalg.vector_norm.html).
 
     Parameters
     ----------
@@ -945,9 +787,7 @@ def vector_norm(
     ValueError
         An axis out of range (``AxisError``, also an `IndexError`).
 
-    Examples
-    --------
-    >>> import dlarray as xp
+    {examples}
     >>> x = xp.asarray([[3.0, 4.0], [0.0, -1.0]])
     >>> xp.linalg.vector_norm(x, axis=1)
     Array([5., 1.], dtype=float64, device=cpu)

@@ -13,6 +13,7 @@ reads a string below it, so such a comment becomes the attribute's docstring.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
 import sys
@@ -41,17 +42,17 @@ RENDERED_MODULES = frozenset({
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _array_operators() -> tuple[str, ...]:
-    """The names of the operators ``dlarray._operators`` installs on Array at import time."""
+def _import(path: str) -> Any:
+    """The package's module ``path``, imported from this checkout."""
     sys.path.insert(0, str(ROOT))
     try:
-        from dlarray._operators import NAMES
+        return importlib.import_module(path)
     finally:
         sys.path.remove(str(ROOT))
-    return NAMES
 
 
-ARRAY_OPERATORS = _array_operators()
+# the names of the operators ``dlarray._operators`` installs on Array at import time
+ARRAY_OPERATORS: tuple[str, ...] = _import("dlarray._operators").NAMES
 # Classes rendered on their own pages, with the members shown there (None: every public member).
 RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
     "dlarray._array.Array": frozenset({
@@ -141,55 +142,84 @@ def _resolve(root: Any, context: Any, name: str) -> Any:
     return _lookup(root, name)
 
 
+def _runtime_function(name: str, function: Any, lineno: int, endlineno: int, scope: Any) -> Any:
+    """Griffe's function for the run-time ``function``: its signature (annotations resolved in
+    ``scope``, griffe's module or class) and its docstring, read as ``scope``'s are."""
+    signature = inspect.signature(function)
+    parameters = griffe.Parameters(*(
+        griffe.Parameter(
+            parameter.name,
+            annotation=_annotation(parameter.annotation, scope),
+            kind=griffe.ParameterKind(parameter.kind.description),
+            default=None if parameter.default is inspect.Parameter.empty else repr(parameter.default),
+        )
+        for parameter in signature.parameters.values()
+    ))
+    griffe_function = griffe.Function(
+        name, lineno=lineno, endlineno=endlineno, parameters=parameters,
+        returns=_annotation(signature.return_annotation, scope),
+    )
+    griffe_function.docstring = _runtime_docstring(function, griffe_function, scope)
+    return griffe_function
+
+
+def _runtime_docstring(function: Any, parent: Any, scope: Any) -> Any:
+    return griffe.Docstring(
+        inspect.cleandoc(function.__doc__ or ""), parent=parent, parser=scope.docstring.parser,
+        parser_options=scope.docstring.parser_options,
+    )
+
+
 def _add_array_operators(pkg: Any) -> None:
     """Give griffe's Array the operators, which static analysis cannot see: ``dlarray._operators``
     sets them on the class at import time, from its table. Each gets its run-time signature and
-    docstring (both generated from the table's element-wise function)."""
+    docstring (both composed from the table's element-wise function)."""
     cls = _lookup(pkg, "dlarray._array.Array")
     if cls is None:
         return
-    sys.path.insert(0, str(ROOT))
-    try:
-        from dlarray._array import Array
-    finally:
-        sys.path.remove(str(ROOT))
+    Array = _import("dlarray._array").Array
     after = cls.endlineno or 0
-    for offset, name in enumerate(ARRAY_OPERATORS, 1):
-        method = getattr(Array, name)
-        signature = inspect.signature(method)
-        parameters = griffe.Parameters(*(
-            griffe.Parameter(
-                parameter.name,
-                annotation=_annotation(parameter.annotation, cls),
-                kind=griffe.ParameterKind(parameter.kind.description),
-            )
-            for parameter in signature.parameters.values()
-        ))
-        function = griffe.Function(
-            name, lineno=after + offset, endlineno=after + offset, parameters=parameters,
-            returns=_annotation(signature.return_annotation, cls),
-        )
-        function.docstring = griffe.Docstring(
-            inspect.cleandoc(method.__doc__ or ""), parent=function, parser=cls.docstring.parser,
-            parser_options=cls.docstring.parser_options,
-        )
-        cls.set_member(name, function)
+    for line, name in enumerate(ARRAY_OPERATORS, after + 1):
+        cls.set_member(name, _runtime_function(name, getattr(Array, name), line, line, cls))
 
 
-def _annotation(annotation: Any, cls: Any) -> Any:
+def _use_runtime_functions(pkg: Any) -> None:
+    """Give the rendered modules' functions what the package composes at import: a function
+    declared in a table (``sin = _unary("sin", "sin", FLOATING)``, an assignment to static
+    analysis) becomes a function with its run-time signature, and every function gets its
+    run-time docstring, whose shared sections are filled in (``dlarray._docs``)."""
+    for path in RENDERED_MODULES:
+        module = _lookup(pkg, path)
+        runtime = _import(path)
+        for name in _exports(module):
+            member = module.members.get(name)
+            function = getattr(runtime, name, None)
+            if member is None or member.is_alias or not inspect.isfunction(function):
+                continue
+            if member.is_function:
+                member.docstring = _runtime_docstring(function, member, module)
+            else:
+                module.set_member(name, _runtime_function(
+                    name, function, member.lineno or 0, member.endlineno or 0, module
+                ))
+
+
+def _annotation(annotation: Any, scope: Any) -> Any:
     """A run-time annotation (a string: the package's annotations are postponed) as griffe's
-    expression, resolved in the scope of ``cls``'s module; None where there is none."""
+    expression, resolved in the scope of ``scope``'s module; None where there is none."""
     if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
         return None
-    return griffe.safe_get_annotation(ast.parse(str(annotation), mode="eval").body, cls.module)
+    return griffe.safe_get_annotation(ast.parse(str(annotation), mode="eval").body, scope.module)
 
 
 class SphinxRoles(griffe.Extension):
     """Rewrite ``:role:`target``` in every docstring of the package once it is loaded (after
-    adding the Array's run-time operators, so that theirs are rewritten too)."""
+    taking the functions and the Array's operators the package composes at import, so that
+    theirs are rewritten too)."""
 
     def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
         if pkg.name == "dlarray":
+            _use_runtime_functions(pkg)
             _add_array_operators(pkg)
         self._visit(pkg, pkg)
 

@@ -322,6 +322,13 @@ def test_rendered(entry: Entry) -> None:
     assert _roles()._rendered(found) or _exported_by_rendered_module(entry.path), (
         f"{entry.path} is on no API page (docs_hooks/griffe_roles.py)"
     )
+    if entry.kind == "function" and not found.is_alias:
+        # a function declared in a table (an assignment to static analysis) is shown as a function
+        # with its run-time signature
+        assert found.is_function, f"{entry.path} is shown as a {found.kind.value}"
+        shown = [("*" if p.kind.value == "variadic positional" else "**" if p.kind.value == "variadic keyword"
+                  else "") + p.name for p in found.parameters]
+        assert shown == _parameter_names(entry), f"{entry.path}: the page shows parameters {shown}"
 
 
 def _exported_by_rendered_module(path: str) -> bool:
@@ -390,6 +397,15 @@ def test_links_its_spec_page(spec: dict[str, str]) -> None:
     _skip_unfinished(entry)
     urls = [other["url"] for other in SPEC_FUNCTIONS if _spec_object(other["name"]) is obj]
     assert any(url in (obj.__doc__ or "") for url in urls), f"{entry.path} does not link {spec['url']}"
+
+
+@pytest.mark.parametrize("entry", DOCUMENTED, ids=_ids(DOCUMENTED))
+def test_shared_sections_filled_in(entry: Entry) -> None:
+    """A docstring composed from shared sections (``dlarray._docs``) has every ``{section}`` line
+    filled in, for ``help()`` as for the site."""
+    doc = (entry.obj.fget if entry.kind == "property" else entry.obj).__doc__ or ""
+    unfilled = re.findall(r"^ *\{\w+\} *$", doc, re.M)
+    assert not unfilled, f"{entry.path}: {unfilled}"
 
 
 def test_no_latest_spec_links() -> None:
