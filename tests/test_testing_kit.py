@@ -140,6 +140,8 @@ class FakeProducer:
             raise BufferError("this object cannot be exported")
         if fault == "refuses_with_type_error":  # as pyarrow refuses bit-packed booleans
             raise TypeError("bit-packed booleans are not supported")
+        if fault == "keywords_runtime_error" and (copy is not None or dl_device is not None):  # as tensorflow
+            raise RuntimeError("does not support DLPack export with copy or dl_device")
         if stream is not None and fault != "stream_accepted":
             raise (RuntimeError if fault == "stream_runtime_error" else BufferError)("no streams on the CPU")
         if fault == "stream_none_refused" and stream is None and max_version is None:
@@ -216,6 +218,8 @@ PRODUCER_FAULTS = {
     "stream_accepted": {"stream=cpu"},
     "stream_runtime_error": {"stream=cpu"},
     "stream_none_refused": {"stream=None"},
+    "keywords_runtime_error": {"copy=True", "copy=False", "dl_device=own", "dl_device=other,copy=False",
+                               "dl_device=unknown"},
     "destructor_twice": {"deleter_once (versioned)", "deleter_once (legacy)", "deleter_once (every capsule)"},
     "destructor_ignores_rename": {"deleter_after_rename"},
 }
