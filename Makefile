@@ -10,6 +10,7 @@ PY := $(VENV)/bin/python
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 CONFORMANCE_STAMP := $(VENV)/.installed-conformance
+FRAMEWORKS_STAMP := $(VENV)/.installed-frameworks
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
@@ -20,7 +21,7 @@ DOWNSTREAM_ARGS ?=
 # `make` alone: the demo (the first rule below would only create .venv)
 .DEFAULT_GOAL := demo
 
-.PHONY: setup demo test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
+.PHONY: setup demo frameworks test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -37,6 +38,11 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PIP) -e '.[test,docs,bench]'
 	touch $@ $(DEMO_STAMP)
 
+$(FRAMEWORKS_STAMP): pyproject.toml | $(PY)
+	@echo "== installing tensorflow-cpu, paddlepaddle and pyarrow (the frameworks extra)"
+	$(PIP) -e '.[frameworks]'
+	touch $@
+
 $(CONFORMANCE_STAMP): pyproject.toml | $(PY)
 	@echo "== installing dlarray and what the Array API test suite needs"
 	$(PIP) -e '.[conformance]'
@@ -46,6 +52,18 @@ setup: $(STAMP)
 
 demo: $(DEMO_STAMP)
 	$(PY) -m dlarray
+
+# the probe and the kit with tensorflow, paddle and pyarrow too (not in make test: several GB).
+# Records the probe's table and the three kit results under docs/results/; the kit exits 1 when a
+# framework fails a check (they do), 2 when it cannot check one (this target then fails).
+frameworks: $(STAMP) $(FRAMEWORKS_STAMP)
+	$(PY) -m dlarray --json > docs/results/probe-frameworks.json
+	$(PY) -m dlarray
+	@for library in tensorflow paddle pyarrow; do \
+	  $(PY) -m dlarray check $$library --json docs/results/dlpack-kit/$$library.json; \
+	  status=$$?; test $$status -le 1 || exit $$status; \
+	done
+	$(PY) -m pytest -n 2 -p no:cacheprovider tests/test_frameworks.py
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -p no:cacheprovider tests

@@ -6,6 +6,9 @@ A page asks for generated content with a marker comment on a line of its own:
     the interop table of ``python -m dlarray`` as a Markdown table (home page);
 ``<!-- generated: probe-output -->``
     the verbatim output of ``python -m dlarray`` (interop probe page);
+``<!-- generated: probe-frameworks -->``
+    the probe's table with tensorflow, paddle and pyarrow, as ``make frameworks`` recorded it in
+    ``docs/results/probe-frameworks.json`` (interop probe page);
 ``<!-- generated: dtype-table -->``
     every dtype dlarray knows, from ``dlarray._dtypes`` (data types page);
 ``<!-- generated: benchmark-results -->``
@@ -76,7 +79,8 @@ with contextlib.redirect_stdout(captured):
 result = probe()
 rows, notes = result.rows, result.notes
 versions = {}
-for name in ("numpy", "torch", "jax", "array-api-strict", "cupy-cuda12x", "cupy-cuda13x"):
+for name in ("numpy", "torch", "jax", "array-api-strict", "paddlepaddle", "tensorflow", "tensorflow-cpu", "pyarrow",
+             "cupy-cuda12x", "cupy-cuda13x"):
     try:
         versions[name] = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -137,7 +141,10 @@ def _cell(text: str) -> str:
 
 def interop_table(page: Any) -> str:
     found = _probe()
-    rows, notes = found["rows"], found["notes"]
+    return _interop_markdown(found["rows"], found["notes"])
+
+
+def _interop_markdown(rows: list[list[str]], notes: list[str]) -> str:
     header = [rows[0][0], "into dlarray"] + [f"→ {c.removeprefix('-> ')}" for c in rows[0][2:]]
     lines = ['<div class="interop" markdown>', "",
              "| " + " | ".join(_cell(c) for c in header) + " |", "|" + " --- |" * len(header)]
@@ -147,6 +154,19 @@ def interop_table(page: Any) -> str:
     lines += ["", "</div>", ""]
     lines.extend(f"[{i}] `{_cell(note)}`  " for i, note in enumerate(notes, 1))
     return "\n".join(lines) + "\n"
+
+
+#: the probe's table with tensorflow, paddle and pyarrow, as `make frameworks` recorded it
+PROBE_FRAMEWORKS = ROOT / "docs" / "results" / "probe-frameworks.json"
+
+
+def probe_frameworks(page: Any) -> str:
+    if not PROBE_FRAMEWORKS.is_file():
+        return f"{NO_RESULT}: `make frameworks` records it in `docs/results/probe-frameworks.json`.\n"
+    found = json.loads(PROBE_FRAMEWORKS.read_text())
+    versions = ", ".join(f"{name} {version}" for name, version in found.get("versions", {}).items())
+    return (_interop_markdown([found["header"], *found["rows"]], found["notes"])
+            + f"\nRecorded by `make frameworks` (dlarray {found['dlarray']}, Python {found['python']}) with {versions}.\n")
 
 
 def probe_output(page: Any) -> str:
@@ -702,7 +722,8 @@ def coverage_table(page: Any) -> str:
 # ------------------------------------------------------------------------------ DLPack conformance kit
 #: The libraries of the matrix, in column order; each has docs/results/dlpack-kit/<name>.json once
 #: `python -m dlarray check <name> --json ...` has run (cupy needs a GPU).
-KIT_LIBRARIES = ("numpy", "torch", "jax", "array-api-strict", "pydlpack", "dlarray", "cupy")
+KIT_LIBRARIES = ("numpy", "torch", "jax", "array-api-strict", "pydlpack", "dlarray", "tensorflow", "paddle", "pyarrow",
+                 "cupy")
 KIT_CELLS = {"passed": "pass", "failed": "**FAIL**", "not applicable": "n/a", "crashed": "**CRASH**"}
 KIT_MISSING = "not run"
 
@@ -808,6 +829,8 @@ EXTRA_PURPOSES = {
     "docs": "this site (`make docs`)",
     "bench": "the [benchmarks](benchmarks.md) and their plots",
     "conformance": "the official Array API suite (`make conformance`)",
+    "frameworks": "tensorflow, paddle and pyarrow in the [probe](probe.md) and the "
+                  "[DLPack conformance kit](guide/dlpack-conformance.md) (`make frameworks`)",
 }
 
 
@@ -836,7 +859,8 @@ def _relink(text: str, page: Any) -> str:
 INTEROP_LIBRARIES = {
     "numpy": ("numpy",), "torch": ("torch",), "jax": ("jax",), "cupy": ("cupy-cuda12x", "cupy-cuda13x", "cupy"),
     "array-api-strict": ("array-api-strict", "array_api_strict"), "pydlpack": ("pydlpack", "dlpack"),
-    "scikit-learn": ("scikit-learn", "sklearn"), "scipy": ("scipy",),
+    "tensorflow-cpu": ("tensorflow-cpu", "tensorflow_cpu", "tensorflow"), "paddlepaddle": ("paddlepaddle", "paddle"),
+    "pyarrow": ("pyarrow",), "scikit-learn": ("scikit-learn", "sklearn"), "scipy": ("scipy",),
 }
 
 
@@ -883,6 +907,9 @@ def recorded_versions() -> dict[str, dict[str, set[str]]]:
     stress = _stress_record()
     for name, version in ((stress or {}).get("environment", {}).get("versions") or {}).items():
         note(name, version, "`docs/results/stress.json`")
+    if PROBE_FRAMEWORKS.is_file():
+        for name, version in json.loads(PROBE_FRAMEWORKS.read_text()).get("versions", {}).items():
+            note(name, version, "`docs/results/probe-frameworks.json`")
     return found
 
 
@@ -922,6 +949,7 @@ def tested_versions(page: Any) -> str:
 
 _GENERATORS: dict[str, Callable[[Any], str]] = {
     "interop-table": interop_table,
+    "probe-frameworks": probe_frameworks,
     "probe-output": probe_output,
     "dtype-table": dtype_table,
     "benchmark-results": benchmark_results,

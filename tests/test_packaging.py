@@ -66,5 +66,6 @@ def test_wheel_installs_and_works_with_numpy_alone(tmp_path: Path) -> None:
                            cwd=tmp_path, env=_clean_env(), check=False)
     assert probe.returncode == 0, probe.stderr
     rows = {row[0]: row[1:] for row in json.loads(probe.stdout)["rows"]}
-    assert set(rows) == {"numpy", "bytes", "bytearray", "array.array", "memoryview"}  # no torch/jax here
+    assert set(rows) == {"numpy", "numpy[::-1]", "numpy (unaligned)", "bytes", "bytearray", "array.array",
+                         "memoryview"}  # no torch/jax here
     assert rows["numpy"] == ["zero-copy", "zero-copy", "zero-copy"]  # -> dlarray, -> numpy, -> dlarray

@@ -1,24 +1,30 @@
 """`python -m dlarray`: the interop table is zero-copy where promised, the same on every run, explains
-every COPY and refusal, and has real options (--help, --json, --producers/--consumers, --list)."""
+every COPY, refusal, unusable result and crash, survives a hop that kills its process (each hop runs
+in a child), and has real options (--help, --json, --producers/--consumers, --list)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
 
-from dlarray.__main__ import (
+import dlarray
+from dlarray.__main__ import main
+from dlarray._probe import (
     ALIGNMENT,
     IMPORT,
+    Consumer,
+    ProbeResult,
     Producer,
     _numpy_pointer,
     aligned_bytearray,
     aligned_float32,
-    main,
     probe,
 )
 
@@ -35,8 +41,14 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
-def test_probe_table_zero_copy_where_promised() -> None:
-    table = _table(probe().rows)
+@pytest.fixture(scope="module")
+def full_probe() -> ProbeResult:
+    """Every hop installed here, run once for the tests that read the whole table."""
+    return probe()
+
+
+def test_probe_table_zero_copy_where_promised(full_probe: ProbeResult) -> None:
+    table = _table(full_probe.rows)
     for producer in CPU_PRODUCERS:
         assert table[producer][IMPORT] == "zero-copy", producer
         assert table[producer]["-> numpy"] == "zero-copy", producer
@@ -46,9 +58,9 @@ def test_probe_table_zero_copy_where_promised() -> None:
         assert table[producer]["-> array-api-strict"] == "zero-copy", producer
 
 
-def test_probe_buffers_are_aligned_so_jax_keeps_them() -> None:
+def test_probe_buffers_are_aligned_so_jax_keeps_them(full_probe: ProbeResult) -> None:
     # jax copies a CPU buffer off a 64-byte boundary: the probe's own buffers are all on one
-    result = probe()
+    result = full_probe
     table = _table(result.rows)
     # (jax's and bytes' own buffers are read-only: refused to jax's legacy request, see below)
     for producer in ("numpy", "torch", "array-api-strict", "bytearray", "array.array", "memoryview"):
@@ -59,24 +71,82 @@ def test_probe_buffers_are_aligned_so_jax_keeps_them() -> None:
     assert np.array_equal(aligned_float32(5), np.arange(5, dtype=np.float32))
 
 
-def test_probe_is_the_same_on_every_run() -> None:
-    runs = [_run("--json") for _ in range(3)]
+def test_probe_is_the_same_on_every_run(full_probe: ProbeResult) -> None:
+    runs = [_run("--json") for _ in range(2)]
     for run in runs:
         assert run.returncode == 0, run.stderr[-3000:]
     results = [json.loads(run.stdout) for run in runs]
-    for result in results[1:]:
-        assert result["rows"] == results[0]["rows"], (results[0]["notes"], result["notes"])
+    for result in results:  # the notes too: crashes are quoted without addresses
+        assert [result["header"], *result["rows"]] == full_probe.rows, (full_probe.notes, result["notes"])
+        assert result["notes"] == full_probe.notes
 
 
-def test_every_copy_and_refusal_has_a_footnote() -> None:
-    result = probe()
+def test_every_cell_but_zero_copy_has_a_footnote(full_probe: ProbeResult) -> None:
+    result = full_probe
     for row in result.rows[1:]:
         for cell in row[1:]:
-            if cell.startswith(("COPY", "refused")):
-                number = int(re.fullmatch(r"(?:COPY|refused) \[(\d+)\]", cell).group(1))
+            if cell not in ("zero-copy", "-"):
+                number = int(re.fullmatch(r"(?:COPY|refused|unusable|CRASH) \[(\d+)\]", cell).group(1))
                 assert 1 <= number <= len(result.notes)
     for cell in result.cells:
         assert (cell["note"] is None) == (cell["verdict"] == "zero-copy"), cell
+
+
+def test_the_layouts_that_trouble_frameworks_have_rows_of_their_own() -> None:
+    # a reversed array (negative strides) and one 16 bytes past a boundary: numpy and dlarray take both
+    table = _table(probe(producers=["numpy[::-1]", "numpy (unaligned)"], consumers=["numpy", "dlarray"]).rows)
+    for producer in ("numpy[::-1]", "numpy (unaligned)"):
+        assert [table[producer][column] for column in (IMPORT, "-> numpy", "-> dlarray")] == ["zero-copy"] * 3
+    assert aligned_float32(8, misalign=16).ctypes.data % ALIGNMENT == 16
+
+
+# Module-level: the probe's child process imports them by name.
+def aborting_consumer(x: Any) -> Any:
+    """A consumer that kills its process, as torch does on negative strides."""
+    os.write(2, b"fatal: this consumer cannot take it\n")
+    os.abort()
+
+
+def consumer_of_unaddable_results(x: Any) -> Any:
+    return UnaddableResult(np.from_dlpack(x))
+
+
+class UnaddableResult:
+    """A result that holds the buffer but cannot be computed with."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __add__(self, other: Any) -> Any:
+        raise RuntimeError("no kernel for this layout")
+
+
+def test_a_hop_that_kills_its_process_is_a_crash_cell_and_the_next_hops_run() -> None:
+    aborting = Consumer("aborting", aborting_consumer, _numpy_pointer)
+    result = probe(producers=["numpy", "bytearray"], consumers=[aborting, "numpy"])
+    table = _table(result.rows)
+    for producer in ("numpy", "bytearray"):
+        assert table[producer]["-> aborting"] == "CRASH [1]"
+        assert table[producer]["-> numpy"] == "zero-copy"  # in a new child process
+    assert result.notes == ["aborting: the process died of SIGABRT (status -6): fatal: this consumer cannot take it"]
+    assert {"producer": "numpy", "consumer": "aborting", "verdict": "CRASH", "note": result.notes[0]} in result.cells
+
+
+def test_a_result_that_cannot_be_used_is_unusable() -> None:
+    unaddable = Consumer("unaddable", consumer_of_unaddable_results, lambda r: _numpy_pointer(r.array))
+    result = probe(producers=["numpy"], consumers=[unaddable])  # a lambda: run in this process
+    assert _table(result.rows)["numpy"]["-> unaddable"] == "unusable [1]"
+    assert result.notes == [("unaddable: accepted, but the result cannot be used: result + result raised "
+                             "RuntimeError: no kernel for this layout")]
+
+
+def test_hops_run_in_a_child_process_unless_a_function_has_no_name() -> None:
+    from dlarray._probe import _IMPORTER, _entry
+
+    assert _entry(Producer("numpy", aligned_float32, _numpy_pointer)) is not None
+    assert _entry(Producer("lambda", lambda: aligned_float32(4), _numpy_pointer)) is None
+    assert _entry(Consumer("dlarray", dlarray.from_dlpack, _numpy_pointer)) is not None
+    assert _IMPORTER.name == IMPORT
 
 
 @pytest.mark.parametrize("producer", ["bytes", "jax"])
@@ -107,7 +177,7 @@ def test_unknown_producer_is_named() -> None:
 def test_probe_runs_as_a_module() -> None:
     result = _run()
     assert result.returncode == 0, result.stderr
-    assert "producer" in result.stdout and "zero-copy" in result.stdout and "[1] BufferError" in result.stdout
+    assert "producer" in result.stdout and "zero-copy" in result.stdout and "] BufferError: " in result.stdout
 
 
 def test_help_describes_the_options() -> None:

@@ -138,6 +138,10 @@ class FakeProducer:
         fault = self.fault
         if fault == "refuses_all":  # an object this library cannot export at all
             raise BufferError("this object cannot be exported")
+        if fault == "refuses_with_type_error":  # as pyarrow refuses bit-packed booleans
+            raise TypeError("bit-packed booleans are not supported")
+        if fault == "keywords_runtime_error" and (copy is not None or dl_device is not None):  # as tensorflow
+            raise RuntimeError("does not support DLPack export with copy or dl_device")
         if stream is not None and fault != "stream_accepted":
             raise (RuntimeError if fault == "stream_runtime_error" else BufferError)("no streams on the CPU")
         if fault == "stream_none_refused" and stream is None and max_version is None:
@@ -214,6 +218,8 @@ PRODUCER_FAULTS = {
     "stream_accepted": {"stream=cpu"},
     "stream_runtime_error": {"stream=cpu"},
     "stream_none_refused": {"stream=None"},
+    "keywords_runtime_error": {"copy=True", "copy=False", "dl_device=own", "dl_device=other,copy=False",
+                               "dl_device=unknown"},
     "destructor_twice": {"deleter_once (versioned)", "deleter_once (legacy)", "deleter_once (every capsule)"},
     "destructor_ignores_rename": {"deleter_after_rename"},
 }
@@ -236,6 +242,21 @@ def test_refusals_must_be_buffer_errors() -> None:
     report = check_producer(FakeProducer, refused=[FakeProducer, lambda: FakeProducer("stream_runtime_error")])
     assert report.failures == ["refusals"]
     assert "was accepted" in report["refusals"].detail
+
+
+def test_edge_cases_may_be_exported_or_refused_with_buffer_error_only() -> None:
+    report = check_producer(FakeProducer, edge_cases=[FakeProducer, lambda: FakeProducer("refuses_all")])
+    assert report["edge_cases"].status == PASSED, report["edge_cases"].detail
+    assert "exported as float32" in report["edge_cases"].detail and "refused: BufferError" in report["edge_cases"].detail
+    report = check_producer(FakeProducer, edge_cases=[lambda: FakeProducer("refuses_with_type_error")])
+    assert report.failures == ["edge_cases"]
+    assert "raised TypeError: bit-packed booleans are not supported" in report["edge_cases"].detail
+
+
+def test_a_producer_that_cannot_be_made_gives_a_report() -> None:
+    report = check_producer(lambda: 1 / 0, subject="broken")
+    assert [(row.name, row.status) for row in report.results] == [("make", FAILED)]
+    assert "ZeroDivisionError" in report["make"].detail
 
 
 def test_a_deleter_the_kit_cannot_see_is_not_applicable_not_passed() -> None:
@@ -558,6 +579,210 @@ def test_unknown_case_names_are_refused() -> None:
         check_consumer(np.from_dlpack, cases=["no-such-case"])
 
 
+def consumer_printing_then_aborting(x: Any) -> Any:
+    import os
+
+    os.write(2, b"F0000 00:00:1.5 42 check.cc:1] Check failed: ptr = 0x7f0012345678\n")
+    os.abort()
+
+
+def test_a_crash_says_how_the_process_ended_and_what_it_printed() -> None:
+    report = check_consumer(consumer_printing_then_aborting, cases=["versioned"])
+    # the log prefix (time, thread) and the address are dropped: the same crash reads the same every run
+    assert report["versioned"] == CheckResult(
+        "versioned", CRASHED, "the process died of SIGABRT (status -6): check.cc:1] Check failed: ptr = 0x…")
+
+
+# What tensorflow, paddle and torch do, played by numpy: a consumer's faults the kit must name.
+class _Tensor:
+    """A consumer's result over a numpy array: no read-only flag, addition and numpy conversion
+    by hooks that fail as some frameworks do."""
+
+    def __init__(self, array: np.ndarray, add: Any = None, to_numpy: Any = None) -> None:
+        self.array, self._add, self._to_numpy = array, add, to_numpy
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.array.__dlpack_device__()
+
+    def __add__(self, other: Any) -> Any:
+        if self._add is not None:
+            self._add(self.array)
+        return _Tensor(self.array + self.array)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._to_numpy is not None:
+            self._to_numpy(self.array)
+        return self.array
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.array[index] = value
+
+
+class _WritableAlias:
+    """Describes a numpy array's memory as writable (and keeps the array, so its deleter waits)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.__array_interface__ = dict(array.__array_interface__, data=(array.ctypes.data, False))
+
+
+def _writable_numpy(x: Any) -> np.ndarray:
+    """A writable numpy array over what ``x`` exports, READ_ONLY or not."""
+    return np.asarray(_WritableAlias(np.from_dlpack(x)))
+
+
+def _abort_if_unaligned(array: np.ndarray) -> None:
+    import os
+
+    if array.ctypes.data % 64:
+        os.write(2, b"Check failed: IsAligned()\n")
+        os.abort()
+
+
+def consumer_aborting_on_unaligned_data(x: Any) -> Any:
+    """tensorflow: takes any buffer zero-copy, then aborts in its first kernel if it is unaligned."""
+    return _Tensor(_writable_numpy(x), add=_abort_if_unaligned)
+
+
+def _refuse_negative_strides(array: np.ndarray) -> None:
+    if any(stride < 0 for stride in array.strides):
+        raise MemoryError("Fail to alloc memory of 18446744073709551604 size")
+
+
+def consumer_failing_to_convert_negative_strides(x: Any) -> Any:
+    """paddle: .numpy() (numpy.asarray) of a negative-stride tensor fails."""
+    return _Tensor(_writable_numpy(x), to_numpy=_refuse_negative_strides)
+
+
+def consumer_writing_into_read_only_data(x: Any) -> Any:
+    """paddle and torch: READ_ONLY dropped, and their tensors write into the producer's memory."""
+    return _Tensor(_writable_numpy(x))
+
+
+def consumer_ignoring_byte_offset(x: Any) -> Any:
+    """paddle: the result starts at data, byte_offset ignored."""
+    import weakref
+
+    _capsule, view = _take(x)
+    count = 1
+    for n in view.shape:
+        count *= n
+    result = _Tensor(np.frombuffer((ctypes.c_float * count).from_address(view.data), np.float32).reshape(view.shape))
+    weakref.finalize(result, _delete, view)  # the tensor is the result's: freed with it
+    return result
+
+
+USE_FAULTS = [
+    (consumer_aborting_on_unaligned_data, "unaligned", CRASHED, "SIGABRT (status -6): Check failed: IsAligned()"),
+    (consumer_failing_to_convert_negative_strides, "negative_strides", FAILED,
+     "numpy.asarray(result) raised MemoryError: Fail to alloc memory"),
+    (consumer_writing_into_read_only_data, "read_only", FAILED, "result[0, 0] = 0 wrote into the read-only buffer"),
+    (consumer_ignoring_byte_offset, "byte_offset", FAILED, "byte_offset 8 was ignored"),
+]
+
+
+@pytest.mark.parametrize(("consumer", "case", "status", "why"), USE_FAULTS, ids=[c.__name__ for c, *_ in USE_FAULTS])
+def test_a_result_is_used_as_users_use_it(consumer: Any, case: str, status: str, why: str) -> None:
+    report = check_consumer(consumer, cases=[case, "versioned"])
+    assert report[case].status == status and why in report[case].detail, str(report)
+    assert report["versioned"].status == PASSED, str(report)  # the same consumer on a plain tensor
+
+
+def test_a_consumer_that_keeps_read_only_data_read_only_passes() -> None:
+    report = check_consumer(np.from_dlpack, cases=["read_only"])
+    assert report["read_only"].status == PASSED
+    assert "an assignment through the result is refused (ValueError)" in report["read_only"].detail
+
+
+# A consumer of capsules, as tensorflow.experimental.dlpack.from_dlpack: reads legacy capsules only.
+class _Capsule:
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+def capsule_consumer_reading_legacy_only(capsule: Any) -> Any:
+    if not _kit_capsules.is_capsule(capsule):
+        raise TypeError(f"expected a capsule, got {type(capsule).__name__}")
+    if capsule_name(capsule) != _LEGACY:
+        raise ValueError(f'capsule name must be "dltensor", got "%s". {capsule_name(capsule)!r}')
+    return np.from_dlpack(_Capsule(capsule))
+
+
+def test_a_consumer_of_capsules_is_handed_capsules() -> None:
+    report = check_consumer(capsule_consumer_reading_legacy_only, capsules=True,
+                            cases=["versioned", "legacy", "strided", "read_only", "call_arguments", "not_a_capsule"])
+    assert report["versioned"].status == FAILED and "refused with ValueError" in report["versioned"].detail
+    assert report["read_only"].status == FAILED  # a versioned capsule too
+    assert report["legacy"].status == report["strided"].status == PASSED  # what __dlpack__() gives
+    assert report["call_arguments"].status == NOT_APPLICABLE
+    assert report["not_a_capsule"].status == PASSED  # 42 itself, refused with TypeError
+
+
+def test_the_check_command_recognises_a_consumer_of_capsules(capsys: pytest.CaptureFixture[str]) -> None:
+    from dlarray.testing._cli import main
+
+    assert main(["test_testing_kit:capsule_consumer_reading_legacy_only", "--consumer-only"]) == 1
+    out = capsys.readouterr().out
+    assert "consumer (test_testing_kit:capsule_consumer_reading_legacy_only, takes capsules)" in out
+    assert "call_arguments" in out and "the consumer takes a capsule" in out
+
+
+def consumer_taking_nothing(x: Any) -> Any:
+    raise TypeError("takes nothing at all")
+
+
+def test_the_check_command_ends_in_a_report_whatever_the_consumer_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    from dlarray.testing._cli import main
+
+    assert main(["test_testing_kit:consumer_taking_nothing", "--producer-only"]) == 1
+    out = capsys.readouterr().out
+    assert "make  FAILED" in out and "took none of what it was given" in out and "a capsule: TypeError" in out
+
+
+class _AbortingOnCopy:
+    """numpy's producer, except that ``copy=True`` kills the process (as tensorflow's __dlpack__
+    does for a string tensor)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        if kwargs.get("copy"):
+            import os
+
+            os.abort()
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.array.__dlpack_device__()
+
+
+def consumer_making_producers_that_abort_on_copy(x: Any) -> Any:
+    return _AbortingOnCopy(np.from_dlpack(x))
+
+
+def test_the_check_command_runs_producer_checks_where_a_crash_is_seen(tmp_path: Path) -> None:
+    from dlarray.testing._cli import main
+
+    path = tmp_path / "record.json"
+    assert main(["test_testing_kit:consumer_making_producers_that_abort_on_copy", "--producer-only",
+                 "--json", str(path)]) == 1
+    report = Report.from_dict(json.loads(path.read_text())["producer"])
+    assert report["copy"].status == CRASHED and "SIGABRT" in report["copy"].detail
+    assert report["dl_device=own"].status == PASSED  # the checks after it ran in a new child
+    # the capsules of every child are counted, the crashed one's excepted
+    assert report["device_agrees"].status == PASSED and "every capsule (0)" not in report["device_agrees"].detail
+
+
 # --------------------------------------------------------------------------- the synthetic producer
 def test_synthetic_capsules_count_their_deleter_once() -> None:
     made = make_capsule((2, 3))
@@ -701,7 +926,8 @@ def test_the_result_files_cover_every_check_of_the_kit() -> None:
             assert [r["name"] for r in record["consumer"]["results"]] == list(CASES), path.name
 
 
-@pytest.mark.parametrize("module", ["_report", "_capsules", "_producer_checks", "_consumer_checks"])
+@pytest.mark.parametrize("module", ["_report", "_capsules", "_producer_checks", "_consumer_checks", "_isolation",
+                                    "_buffers"])
 def test_the_docstring_examples_hold(module: str) -> None:
     import doctest
     import importlib

@@ -7,10 +7,13 @@ Array API data-interchange page require:
   (version negotiation, capsule names, layout, flags, ``copy``, ``dl_device``, ``stream``,
   deleters, refusals, the C exchange API) and reads each capsule without consuming it;
 - :func:`check_consumer` feeds a ``from_dlpack``-like function synthetic capsules (every dtype and
-  device, strided, read-only, malformed field by field, used, of an unknown major version), each
-  case in a child process so that a crash is reported, not suffered.
+  device, strided, unaligned, read-only, malformed field by field, used, of an unknown major
+  version), or hands them over as capsules to a function that takes those (``capsules=True``), uses
+  what it returns as its users would, each case in a child process so that a crash is reported,
+  not suffered.
 
-Both return a :class:`Report`. ``python -m dlarray check LIBRARY`` runs both for a library.
+Both return a :class:`Report`. ``python -m dlarray check LIBRARY`` runs both for a library, the
+producer checks in child processes too, and always ends in a report.
 The kit needs only numpy (and dlarray's ctypes core); a framework is imported only to be tested.
 """
 

@@ -337,6 +337,10 @@ DELETER_ADDRESS: int = ctypes.cast(_DELETER_THUNK, ctypes.c_void_p).value  # typ
 _incref(_DELETER_THUNK)
 _incref(_DESTRUCTOR_THUNK)
 
+#: A synthetic tensor's data starts on a multiple of this many bytes unless ``misalign`` says
+#: otherwise, so that a consumer that needs alignment (XLA, Eigen: 64) sees the same on every run.
+DATA_ALIGNMENT = 64
+
 # Guard pages: a struct, shape or strides placed right before an inaccessible page makes a
 # consumer that reads past what the fields allow fault at once (run such cases in a child).
 PAGE = mmap.PAGESIZE
@@ -370,12 +374,18 @@ def poison_address() -> int:
 
 
 class Made:
-    """One synthetic tensor: its capsule (None if ``bare``), struct address, data and serial."""
+    """One synthetic tensor: its capsule (None if ``bare``), struct address, data and serial.
+
+    ``data`` is the memory holding the data buffer, ``data_size`` bytes from ``buffer_address``;
+    ``data_address`` is what the tensor's ``data`` field says (in that buffer, unless another
+    address was asked for).
+    """
 
     def __init__(self, capsule: Any, address: int, data: Any, data_address: int, serial: int,
-                 memory: Any, versioned: bool) -> None:
+                 memory: Any, versioned: bool, buffer_address: int = 0, data_size: int = 0) -> None:
         self.capsule, self.address, self.data, self.data_address, self.serial = (
             capsule, address, data, data_address, serial)
+        self.buffer_address, self.data_size = buffer_address, data_size
         # the struct's memory, kept here too so that the tensor can be described after its deleter ran
         self.memory, self.versioned = memory, versioned
 
@@ -412,6 +422,8 @@ def make_capsule(
     data_address: int | None = None,
     fill: bytes | None = None,
     data_bytes: int | None = None,
+    misalign: int = 0,
+    data_offset: int = 0,
     name: bytes | None = None,
     with_deleter: bool = True,
     guard: bool = False,
@@ -454,6 +466,13 @@ def make_capsule(
         Bytes copied to the start of the data buffer.
     data_bytes
         Size of the data buffer (default: what shape, bits and byte_offset need).
+    misalign
+        The data buffer starts this many bytes past a multiple of :data:`DATA_ALIGNMENT` (64):
+        0, the default, is what frameworks that need alignment (XLA, Eigen) ask for; 16 is where
+        Python's and numpy's allocators may place a buffer.
+    data_offset
+        The ``data`` field points this many bytes into the buffer (``byte_offset`` is written as
+        given): how numpy describes a view with negative strides.
     name
         The capsule's name, when it must not be the standard one.
     with_deleter
@@ -488,11 +507,12 @@ def make_capsule(
     nbytes = data_bytes if data_bytes is not None else max((count * bits + 7) // 8 + byte_offset, 1)
     if fill is not None:
         nbytes = max(nbytes, len(fill))
-    data = ctypes.create_string_buffer(nbytes)
+    data = ctypes.create_string_buffer(nbytes + DATA_ALIGNMENT + misalign)
+    start = ctypes.addressof(data) + (-ctypes.addressof(data) % DATA_ALIGNMENT) + misalign
     if fill is not None:
-        ctypes.memmove(data, fill, len(fill))
+        ctypes.memmove(start, fill, len(fill))
     if data_address is None:
-        data_address = 0 if null_data else ctypes.addressof(data)
+        data_address = 0 if null_data else start + data_offset
     true_ndim = len(shape)
     header = VERSIONED_SIZE if versioned else LEGACY_SIZE
     if guard and _GUARDS_WORK and 8 * true_ndim <= PAGE:
@@ -526,7 +546,7 @@ def make_capsule(
         _alive[address] = (memory, data, serial)
     capsule_text = name if name is not None else (VERSIONED_NAME if versioned else LEGACY_NAME)
     capsule = None if bare else _new_capsule(address, _name_buffer(capsule_text), _DESTRUCTOR_THUNK)
-    return Made(capsule, address, data, data_address, serial, memory, versioned)
+    return Made(capsule, address, data, data_address, serial, memory, versioned, start, nbytes)
 
 
 class SyntheticProducer:

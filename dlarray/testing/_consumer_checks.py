@@ -12,29 +12,39 @@ What a consumer owes (DLPack 1.3 header, Array API data-interchange page), and h
 - it keeps read-only data read-only where it has read-only arrays (the Array API lets a consumer
   without them ignore the flag);
 - it offers ``max_version`` and passes ``stream=None`` (or nothing) for CPU data, falls back to a
-  plain ``__dlpack__()`` for a pre-2023 producer, and propagates the producer's BufferError.
+  plain ``__dlpack__()`` for a pre-2023 producer, and propagates the producer's BufferError;
+- what it returns can be used: for the layout cases (and data 16 bytes past a 64-byte boundary,
+  where numpy and Python put buffers), ``result + result`` runs and ``numpy.asarray(result)``
+  gives the tensor's values; and an assignment through the result of read-only data leaves the
+  producer's memory alone.
 
 The result is inspected through its own ``__dlpack__`` (read, never consumed): pointer, shape,
 dtype, device, flags and, on the CPU, the element values. Every case runs in a child process
-(one process for all cases, a new one after a crash): a case that kills it is ``crashed``, one
-that takes longer than ``timeout`` seconds is ``crashed`` (timed out).
+(one process for all cases, a new one after a crash; ``_isolation``): a case that kills it is
+``crashed``, with the signal and what it printed last, one that takes longer than ``timeout``
+seconds is ``crashed`` (timed out). A consumer that takes capsules, not objects, is checked with
+``capsules=True``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
-import json
-import os
-import selectors
-import subprocess
+import importlib.util
 import sys
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._dlpack._structs import FLAG_READ_ONLY, VALID_BITS, VERSION_PREFIX_LAYOUT, DLDataTypeCode, DLDeviceType
+from .._dlpack._structs import (
+    DLPACK_VERSION,
+    FLAG_READ_ONLY,
+    VALID_BITS,
+    VERSION_PREFIX_LAYOUT,
+    DLDataTypeCode,
+    DLDeviceType,
+)
 from ._capsules import (
     LEGACY_NAME,
     USED_NAMES,
@@ -47,6 +57,7 @@ from ._capsules import (
     poison_address,
     read_capsule,
 )
+from ._isolation import Crash, resolve, run_jobs, serve, spec_of
 from ._report import CRASHED, FAILED, NOT_APPLICABLE, PASSED, Report
 
 #: kinds of case: a valid tensor every consumer must take; a valid tensor a consumer may refuse
@@ -64,6 +75,13 @@ class Case:
     producer: dict[str, Any] = field(default_factory=dict)
     refusals: tuple[type[BaseException], ...] = (BufferError,)
     what: str = ""
+    # the result is used after it is judged: added to itself (the consumer's own kernel) and read
+    # by numpy.asarray; a zero-copy import a library cannot compute with is no import
+    use: bool = False
+    # about the versioned struct: a consumer of capsules is handed a versioned one
+    versioned_struct: bool = False
+    # about how __dlpack__ is called: not applicable to a consumer of capsules
+    calls_dlpack: bool = False
 
 
 _FILL = bytes(range(1, 97))  # distinct bytes: a misplaced element shows in the values
@@ -71,35 +89,44 @@ _FILL = bytes(range(1, 97))  # distinct bytes: a misplaced element shows in the 
 
 def _cases() -> list[Case]:
     cases = [
-        Case("versioned", ACCEPT, {"fill": _FILL}, what="a 2x3 float32 DLManagedTensorVersioned"),
+        Case("versioned", ACCEPT, {"fill": _FILL}, what="a 2x3 float32 DLManagedTensorVersioned", use=True,
+             versioned_struct=True),
         Case("legacy", ACCEPT, {"fill": _FILL}, {"versioned": False},
-             what="a legacy DLManagedTensor although max_version was offered"),
+             what="a legacy DLManagedTensor although max_version was offered", use=True),
         Case("legacy_signature", ACCEPT, {"fill": _FILL}, {"legacy_signature": True},
-             what="a pre-2023 producer whose __dlpack__ takes only stream"),
-        Case("minor_version_newer", ACCEPT, {"fill": _FILL, "version": (1, 99)}, what="version 1.99"),
-        Case("read_only", ACCEPT, {"fill": _FILL, "flags": FLAG_READ_ONLY}, what="READ_ONLY set"),
-        Case("strided", ACCEPT, {"shape": (2, 2), "strides": (6, 2), "fill": _FILL}, what="strides (6, 2)"),
-        Case("negative_strides", ACCEPT, {"shape": (3,), "strides": (-2,), "byte_offset": 16, "fill": _FILL},
-             what="stride -2 from byte_offset 16"),
-        Case("zero_strides", ACCEPT, {"shape": (2, 3), "strides": (0, 1), "fill": _FILL}, what="a broadcast row"),
-        Case("byte_offset", ACCEPT, {"shape": (2, 3), "byte_offset": 8, "fill": _FILL}, what="byte_offset 8"),
+             what="a pre-2023 producer whose __dlpack__ takes only stream", calls_dlpack=True),
+        Case("minor_version_newer", ACCEPT, {"fill": _FILL, "version": (1, 99)}, what="version 1.99",
+             versioned_struct=True),
+        Case("read_only", ACCEPT, {"fill": _FILL, "flags": FLAG_READ_ONLY}, what="READ_ONLY set",
+             versioned_struct=True),
+        Case("strided", ACCEPT, {"shape": (2, 2), "strides": (6, 2), "fill": _FILL}, what="strides (6, 2)",
+             use=True),
+        Case("negative_strides", ACCEPT, {"shape": (3,), "strides": (-2,), "data_offset": 16, "fill": _FILL},
+             what="stride -2, data 16 bytes into the buffer (as numpy exports x[::-2])", use=True),
+        Case("zero_strides", ACCEPT, {"shape": (2, 3), "strides": (0, 1), "fill": _FILL}, what="a broadcast row",
+             use=True),
+        Case("byte_offset", ACCEPT, {"shape": (2, 3), "byte_offset": 8, "fill": _FILL}, what="byte_offset 8",
+             use=True),
+        Case("unaligned", ACCEPT, {"fill": _FILL, "misalign": 16},
+             what="data 16 bytes past a 64-byte boundary (where numpy and Python place buffers)", use=True),
         Case("null_strides", ACCEPT, {"fill": _FILL}, {"versioned": False},
-             what="legacy, strides NULL (C-contiguous)"),
-        Case("zero_dim", ACCEPT, {"shape": (), "fill": _FILL}, what="a 0-d tensor"),
-        Case("empty", ACCEPT, {"shape": (0, 3), "strides": (3, 1)}, what="shape (0, 3)"),
+             what="legacy, strides NULL (C-contiguous)", use=True),
+        Case("zero_dim", ACCEPT, {"shape": (), "fill": _FILL}, what="a 0-d tensor", use=True),
+        Case("empty", ACCEPT, {"shape": (0, 3), "strides": (3, 1)}, what="shape (0, 3)", use=True),
         Case("null_deleter", ACCEPT, {"fill": _FILL, "with_deleter": False}, what="a NULL deleter"),
-        Case("call_arguments", ACCEPT, {"fill": _FILL}, what="what the consumer passes to __dlpack__"),
+        Case("call_arguments", ACCEPT, {"fill": _FILL}, what="what the consumer passes to __dlpack__",
+             calls_dlpack=True),
         Case("propagates_buffer_error", REFUSE, {}, {"refuse": "the kit's producer refuses"},
-             what="__dlpack__ raises BufferError"),
+             what="__dlpack__ raises BufferError", calls_dlpack=True),
         Case("not_a_capsule", REFUSE, {}, {"returns": 42}, (BufferError, TypeError),
              what="__dlpack__ returns an int"),
         Case("wrong_name", REFUSE, {"name": b"not_dltensor"}, {}, (BufferError, TypeError, ValueError),
              what="a capsule named 'not_dltensor'"),
         Case("used", REFUSE, {"name": b"used_dltensor_versioned"}, what="a capsule consumed already"),
         Case("major_version_2", REFUSE, {"version": (2, 0), "guard": True, "header_bytes": VERSION_PREFIX_LAYOUT.size},
-             what="version 2.0, only the version prefix readable"),
+             what="version 2.0, only the version prefix readable", versioned_struct=True),
         Case("major_version_0", REFUSE, {"version": (0, 9), "guard": True, "header_bytes": VERSION_PREFIX_LAYOUT.size},
-             what="a versioned struct claiming version 0.9"),
+             what="a versioned struct claiming version 0.9", versioned_struct=True),
         Case("ndim_negative", REFUSE, {"ndim": -1}, what="ndim -1"),
         Case("ndim_huge", REFUSE, {"ndim": 1000, "guard": True}, what="ndim 1000, shape of 2 entries before a guard page"),
         Case("shape_null", REFUSE, {"null_shape": True}, what="ndim 2, shape NULL"),
@@ -189,8 +216,19 @@ def _writable(result: Any, view: CapsuleView | None) -> bool | None:
     return None
 
 
-def run_case(consumer: Callable[[Any], Any], case: Case) -> tuple[str, str]:
-    """Run one case in this process; return (status, detail)."""
+_TAKES_CAPSULES = "the consumer takes a capsule: it never calls __dlpack__ itself"
+
+
+def run_case(consumer: Callable[[Any], Any], case: Case, capsules: bool = False) -> tuple[str, str]:
+    """Run one case in this process; return (status, detail).
+
+    ``capsules``: the consumer takes a capsule (``tensorflow.experimental.dlpack.from_dlpack``),
+    not an object with ``__dlpack__``. It is handed what ``__dlpack__()`` returns, as its users
+    call it (a legacy capsule), or for a case about the versioned struct what
+    ``__dlpack__(max_version=...)`` returns.
+    """
+    if capsules and case.calls_dlpack:
+        return NOT_APPLICABLE, _TAKES_CAPSULES
     fields = dict(case.fields)
     if fields.get("data_address") == "poison":
         fields["data_address"] = poison_address()
@@ -198,7 +236,11 @@ def run_case(consumer: Callable[[Any], Any], case: Case) -> tuple[str, str]:
     error: BaseException | None = None
     result: Any = None
     try:
-        result = consumer(producer)
+        if capsules:
+            asked = {"max_version": DLPACK_VERSION} if case.versioned_struct else {}
+            result = consumer(producer.__dlpack__(**asked))
+        else:
+            result = consumer(producer)
     except Exception as caught:
         error = caught
     made = producer.made[-1] if producer.made else None
@@ -231,6 +273,8 @@ def run_case(consumer: Callable[[Any], Any], case: Case) -> tuple[str, str]:
                             "tensor under the result")
     if made is not None and result is not None and case.kind != REFUSE:
         _judge_result(case, made, result, problems, notes)
+        if case.use:
+            _judge_use(made, result, problems, notes)
     # Nothing of the call may survive the count below: the traceback's frames hold the capsule.
     result = error = None
     gc.collect()
@@ -254,7 +298,7 @@ def run_case(consumer: Callable[[Any], Any], case: Case) -> tuple[str, str]:
                                if deleted == 0 and name in USED_NAMES.values() else ""))
         if case.name == "major_version_2" and refused and calls_after_call == 0 and name in USED_NAMES.values():
             problems.append("renamed the capsule of an unknown major version without calling its deleter")
-    if case.name == "call_arguments":
+    if case.name == "call_arguments" and not capsules:
         _judge_arguments(producer.calls, problems, notes)
     if problems:
         return FAILED, "; ".join(problems)
@@ -266,8 +310,7 @@ def _judge_result(case: Case, made: Any, result: Any, problems: list[str], notes
     view, why = _result_view(result)
     in_buffer = False
     if view is not None and made.data_address:
-        size = len(made.data) if made.data is not None else 0
-        in_buffer = made.data_address <= view.pointer < made.data_address + max(size, 1)
+        in_buffer = made.buffer_address <= view.pointer < made.buffer_address + max(made.data_size, 1)
     deleted_early = made.deleted
     if in_buffer and deleted_early:
         problems.append("the deleter ran while the result still points into the buffer")
@@ -283,7 +326,9 @@ def _judge_result(case: Case, made: Any, result: Any, problems: list[str], notes
         if expected.device[0] == 1 and view.shape == expected.shape:
             got, wanted = element_bytes(view), element_bytes(expected)
             if got is not None and wanted is not None and got != wanted:
-                problems.append("the values differ from the tensor's")
+                problems.append("the values differ from the tensor's" + (
+                    f" (the result starts at data, not at data + byte_offset: byte_offset {expected.byte_offset} "
+                    "was ignored)" if expected.byte_offset and view.pointer == expected.data else ""))
         notes.append("accepted, zero-copy" if in_buffer else "accepted, copied")
     if case.fields.get("flags", 0) & FLAG_READ_ONLY:
         writable = _writable(result, view)
@@ -295,6 +340,78 @@ def _judge_result(case: Case, made: Any, result: Any, problems: list[str], notes
                              "ignore the flag)")
         elif writable is False:
             notes.append("kept read-only")
+        if in_buffer or view is None:
+            _judge_write(made, result, view, problems, notes)
+
+
+def _judge_write(made: Any, result: Any, view: CapsuleView | None, problems: list[str], notes: list[str]) -> None:
+    """Assign through a result of read-only data: the producer's memory must not change.
+
+    Dropping the flag is allowed to a consumer without read-only arrays; letting its users write
+    into memory the producer said is read-only (a ``bytes`` object, a memory-mapped file) is not.
+    """
+    shape = view.shape if view is not None else made.describe().shape
+    if not shape or 0 in shape or made.buffer_address == 0:
+        return
+    index = (0,) * len(shape)
+    before = ctypes.string_at(made.buffer_address, made.data_size)
+    try:
+        result[index] = 0
+    except Exception as error:
+        notes.append(f"an assignment through the result is refused ({type(error).__name__})")
+        return
+    if ctypes.string_at(made.buffer_address, made.data_size) != before:
+        problems.append(f"result[{', '.join(map(str, index))}] = 0 wrote into the read-only buffer "
+                        "(the consumer dropped READ_ONLY and lets its arrays write into memory the producer "
+                        "marked read-only, e.g. a bytes object)")
+    else:
+        notes.append("an assignment through the result left the read-only buffer alone")
+
+
+def _judge_use(made: Any, result: Any, problems: list[str], notes: list[str]) -> None:
+    expected = made.describe()
+    wanted = element_bytes(expected)
+    problems += use_problems(result, None if wanted is None else b"".join(wanted), expected.shape,
+                             on_cpu=expected.device[0] == 1)
+
+
+def use_problems(result: Any, values: bytes | None, shape: tuple[int, ...] | None, on_cpu: bool = True) -> list[str]:
+    """Use ``result`` as its users would; what went wrong (an empty list: nothing).
+
+    ``result + result`` must run (a kernel of the consumer's own: one that needs its data
+    aligned may abort here, so call this in a child process), and for data on the CPU
+    ``numpy.asarray(result)`` must give ``values`` (C-ordered bytes) in ``shape`` (either None:
+    not compared). A result type without addition or ``__array__`` skips that use.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray.testing._consumer_checks import use_problems
+    >>> use_problems(np.arange(3.0), np.arange(3.0).tobytes(), (3,))
+    []
+    >>> use_problems(np.arange(3.0), np.zeros(3).tobytes(), (3,))
+    ["numpy.asarray(result) gives values other than the tensor's (shape (3,))"]
+    """
+    problems = []
+    if hasattr(type(result), "__add__"):
+        try:
+            total = result + result
+            del total
+        except Exception as error:
+            problems.append(f"accepted, but the result cannot be used: result + result raised {_describe_error(error)}")
+    if not on_cpu or not hasattr(type(result), "__array__"):
+        return problems
+    import numpy as np
+
+    try:
+        array = np.asarray(result)
+    except Exception as error:
+        problems.append(f"accepted, but numpy.asarray(result) raised {_describe_error(error)}")
+        return problems
+    if (shape is not None and tuple(array.shape) != tuple(shape)) or (
+            values is not None and np.ascontiguousarray(array).tobytes() != values):
+        problems.append(f"numpy.asarray(result) gives values other than the tensor's (shape {tuple(array.shape)})")
+    return problems
 
 
 def _judge_arguments(calls: list[dict[str, Any]], problems: list[str], notes: list[str]) -> None:
@@ -314,132 +431,34 @@ def _judge_arguments(calls: list[dict[str, Any]], problems: list[str], notes: li
 
 
 # --------------------------------------------------------------------------- child processes
-def _resolve(spec: str) -> Any:
-    module, _, qualname = spec.partition(":")
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
+def _run_cases(consumer: Callable[[Any], Any], capsules: bool) -> Callable[[str], list[str]]:
+    """One case by name, as a child runs it: (status, detail), the kit's own failure reported too."""
 
-
-def _spec_of(consumer: Callable[[Any], Any]) -> str | None:
-    """'module:qualname' naming ``consumer`` in a fresh process, or None (a lambda, a closure)."""
-    module, qualname = getattr(consumer, "__module__", None), getattr(consumer, "__qualname__", None)
-    if not module or not qualname or "<" in qualname or module == "__main__":
-        return None
-    spec = f"{module}:{qualname}"
-    try:
-        return spec if _resolve(spec) is consumer else None
-    except Exception:
-        return None
-
-
-def _work(consumer: Callable[[Any], Any], names: Iterable[str], fd: int) -> None:
-    """The child's loop: announce each case, run it, write its result, one JSON line each."""
-    with os.fdopen(fd, "w", buffering=1) as out:
-        out.write(json.dumps({"ready": True}) + "\n")
-        for name in names:
-            out.write(json.dumps({"start": name}) + "\n")
-            try:
-                status, detail = run_case(consumer, CASES[name])
-            except Exception as error:  # the kit's own failure to judge is reported, not hidden
-                status, detail = FAILED, f"the case stopped: {_describe_error(error)}"
-            out.write(json.dumps({"case": name, "status": status, "detail": detail}) + "\n")
-
-
-def _spawn(spec: str | None, consumer: Callable[[Any], Any], names: list[str]) -> tuple[Any, int]:
-    read_fd, write_fd = os.pipe()
-    if spec is not None:
-        # the child imports what this process imports: its PYTHONPATH first (a sitecustomize
-        # there still applies), then this process's sys.path (e.g. a test folder pytest added)
-        inherited = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(p for p in inherited + sys.path if p)))
-        process = subprocess.Popen(
-            [sys.executable, "-m", "dlarray.testing._consumer_checks", spec, str(write_fd), *names],
-            pass_fds=(write_fd,), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(write_fd)
-        return process, read_fd
-    pid = os.fork()
-    if pid == 0:  # the child: run, then leave without running the parent's cleanup
-        os.close(read_fd)
+    def run(name: str) -> list[str]:
         try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            _work(consumer, names, write_fd)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    return pid, read_fd
+            return list(run_case(consumer, CASES[name], capsules))
+        except Exception as error:  # the kit's own failure to judge is reported, not hidden
+            return [FAILED, f"the case stopped: {_describe_error(error)}"]
+
+    return run
 
 
-def _stop(process: Any) -> None:
-    if isinstance(process, int):
-        try:
-            os.kill(process, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(process, 0)
-    else:
-        process.kill()
-        process.wait()
+def _run_children(consumer: Callable[[Any], Any] | None, spec: str | None, names: list[str], timeout: float,
+                  startup: float, capsules: bool = False) -> dict[str, tuple[str, str]]:
+    """Run the cases ``names`` in children: fresh processes importing ``spec`` if given, else forks
+    running ``consumer``."""
+    mode = "capsules" if capsules else "objects"
 
+    def command(fd: int, todo: list[str]) -> list[str]:
+        return [sys.executable, "-m", "dlarray.testing._consumer_checks", spec, mode, str(fd), *todo]  # type: ignore[list-item]
 
-def _run_children(consumer: Callable[[Any], Any], names: list[str], timeout: float,
-                  startup: float) -> dict[str, tuple[str, str]]:
-    spec = _spec_of(consumer)
-    results: dict[str, tuple[str, str]] = {}
-    remaining = list(names)
-    while remaining:
-        process, fd = _spawn(spec, consumer, remaining)
-        selector = selectors.DefaultSelector()
-        selector.register(fd, selectors.EVENT_READ)
-        buffer, current, ready = b"", None, False
-        deadline = time.monotonic() + startup
-        ended = None
-        while ended is None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not selector.select(left):
-                ended = "timed out" if ready else "the child process did not start in time"
-                break
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                ended = "died"
-                break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                message = json.loads(line)
-                if "ready" in message:
-                    ready = True
-                elif "start" in message:
-                    current = message["start"]
-                    deadline = time.monotonic() + timeout
-                else:
-                    results[message["case"]] = (message["status"], message["detail"])
-                    remaining.remove(message["case"])
-                    current = None
-            if not remaining:
-                break
-        selector.close()
-        os.close(fd)
-        if ended == "died":
-            code = process.wait() if not isinstance(process, int) else os.waitpid(process, 0)[1]
-        else:
-            _stop(process)
-            code = None
-        if not remaining:
-            break
-        if current is None:  # died between cases, or never started: report the rest as such
-            if not ready:
-                for name in remaining:
-                    results[name] = (CRASHED, f"the child process {ended}")
-                break
-            current = remaining[0]
-        how = f"timed out after {timeout:g} s" if ended == "timed out" else f"the process died (status {code})"
-        results[current] = (CRASHED, how)
-        remaining.remove(current)
-    return results
+    def work(todo: list[str], fd: int) -> None:
+        serve(todo, fd, _run_cases(consumer, capsules))  # type: ignore[arg-type]
+
+    outcomes = run_jobs(names, command=command if spec is not None else None, work=work, timeout=timeout,
+                        startup=startup)
+    return {name: (CRASHED, str(outcome)) if isinstance(outcome, Crash) else tuple(outcome)
+            for name, outcome in outcomes.items()}
 
 
 def check_consumer(
@@ -448,6 +467,7 @@ def check_consumer(
     cases: Iterable[str] | None = None,
     subject: str | None = None,
     timeout: float = 30.0,
+    capsules: bool = False,
 ) -> Report:
     """Check a DLPack consumer with synthetic capsules, each case in a child process.
 
@@ -457,19 +477,25 @@ def check_consumer(
         The consumer: called with one object that has ``__dlpack__`` and ``__dlpack_device__``,
         as ``numpy.from_dlpack`` is. A ``"module:qualname"`` string names one. A function a new
         process can import by name runs there (``python -m``); any other callable (a lambda)
-        runs in a forked child.
+        runs in a forked child (where a framework that keeps threads, such as jax, may hang).
     cases
         Names of the cases to run (default: all of :data:`CASES`).
     subject
         The report's title.
     timeout
         Seconds one case may take before it is reported ``crashed`` (timed out).
+    capsules
+        The consumer takes a capsule instead (``tensorflow.experimental.dlpack.from_dlpack``):
+        it is handed what ``__dlpack__()`` returns, as its users call it, and for the cases about
+        the versioned struct (``versioned``, ``read_only``, ...) a versioned capsule. The cases
+        about how ``__dlpack__`` is called are not applicable.
 
     Returns
     -------
     Report
         One row per case: ``passed``, ``failed`` (why), ``not applicable`` (a valid input the
-        consumer does not support and refuses with BufferError), or ``crashed``.
+        consumer does not support and refuses with BufferError), or ``crashed`` (how the process
+        ended, and what it last wrote to stderr).
 
     Examples
     --------
@@ -479,13 +505,23 @@ def check_consumer(
     >>> [(row.name, row.status) for row in report.results]
     [('versioned', 'passed'), ('used', 'passed'), ('dtype=opaque_handle', 'not applicable')]
     """
-    consumer = _resolve(from_dlpack) if isinstance(from_dlpack, str) else from_dlpack
     names = list(CASES) if cases is None else list(cases)
     unknown = [name for name in names if name not in CASES]
     if unknown:
         raise ValueError(f"unknown consumer cases {unknown}; the cases are {list(CASES)}")
-    title = subject or f"{getattr(consumer, '__module__', '?')}.{getattr(consumer, '__qualname__', repr(consumer))} consumer"
-    results = _run_children(consumer, names, timeout, startup=max(timeout, 120.0))
+    if isinstance(from_dlpack, str):
+        # imported in the children only: some frameworks cannot share a process (paddle 3.3
+        # crashes when imported after tensorflow 2.21), and the caller may hold another already
+        top = from_dlpack.partition(":")[0].split(".")[0]
+        if importlib.util.find_spec(top) is None:
+            raise ModuleNotFoundError(f"No module named {top!r}", name=top)
+        consumer: Callable[[Any], Any] | None = None
+        spec: str | None = from_dlpack
+        title = subject or f"{from_dlpack} consumer"
+    else:
+        consumer, spec = from_dlpack, spec_of(from_dlpack)
+        title = subject or f"{getattr(consumer, '__module__', '?')}.{getattr(consumer, '__qualname__', repr(consumer))} consumer"
+    results = _run_children(consumer, spec, names, timeout, startup=max(timeout, 120.0), capsules=capsules)
     report = Report(title)
     for name in names:
         report.add(name, *results[name])
@@ -493,11 +529,11 @@ def check_consumer(
 
 
 def _main(argv: list[str]) -> None:
-    spec, fd, *names = argv
-    _work(_resolve(spec), names, int(fd))
+    spec, mode, fd, *names = argv
+    serve(names, int(fd), _run_cases(resolve(spec), mode == "capsules"))
 
 
 if __name__ == "__main__":
     _main(sys.argv[1:])
 
-__all__ = ["CASES", "Case", "check_consumer", "run_case"]
+__all__ = ["CASES", "Case", "check_consumer", "run_case", "use_problems"]

@@ -29,7 +29,7 @@ import glob
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .._dlpack._structs import (
@@ -185,6 +185,7 @@ class Export:
     view: CapsuleView | None = None
     error: BaseException | None = None
     returned: Any = None  # what came back when it is not a readable DLPack capsule
+    values: list[bytes] | None = None  # the elements, read while the capsule was alive (when asked)
 
 
 def _describe(error: BaseException) -> str:
@@ -196,17 +197,60 @@ def _kwargs_text(kwargs: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "no arguments"
 
 
+@dataclass
+class Tally:
+    """What the checks saw of every capsule they received: counted once each check is over, so
+    that checks run in several processes add up (``python -m dlarray check``)."""
+
+    capsules: int = 0
+    deleter_calls: list[tuple[str, int]] = field(default_factory=list)  # (how it was asked, calls)
+    device_mismatches: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        """Count ``other``'s capsules too."""
+        self.capsules += other.capsules
+        self.deleter_calls += other.deleter_calls
+        self.device_mismatches += other.device_mismatches
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (what a child process sends back)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tally:
+        """The inverse of `to_dict`."""
+        return cls(data["capsules"], [tuple(pair) for pair in data["deleter_calls"]],  # type: ignore[misc]
+                   list(data["device_mismatches"]))
+
+
 class _Run:
     """State of one check_producer run: every capsule received is watched until it is freed."""
 
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self.make = make
+    def __init__(self, make: Callable[[], Any], make_readonly: Callable[[], Any] | None = None,
+                 refused: Sequence[Callable[[], Any]] = (), edge_cases: Sequence[Callable[[], Any]] = ()) -> None:
+        self.make, self.make_readonly = make, make_readonly
+        self.refused, self.edge_cases = list(refused), list(edge_cases)
         self.watches: list[tuple[str, DeleterWatch]] = []
         self.device_mismatches: list[str] = []
         self.versioned_seen: list[CapsuleView] = []
+        self.tally = Tally()
 
-    def export(self, obj: Any = None, **kwargs: Any) -> Export:
-        """Ask (a fresh object, unless given) for a capsule; read it and let it go unconsumed."""
+    def settle(self) -> Tally:
+        """Once a check is over: what its capsules did (their deleters have run by now), counted
+        into ``tally`` and returned; the watches are let go."""
+        gc.collect()
+        done = Tally(len(self.watches), [(label, watch.calls) for label, watch in self.watches if watch.original],
+                     list(self.device_mismatches))
+        self.watches.clear()
+        self.device_mismatches.clear()
+        self.tally.add(done)
+        return done
+
+    def export(self, obj: Any = None, *, read_values: bool = False, **kwargs: Any) -> Export:
+        """Ask (a fresh object, unless given) for a capsule; read it and let it go unconsumed.
+
+        ``read_values``: also read its elements before it goes (a copy is freed with it).
+        """
         if obj is None:
             obj = self.make()
         try:
@@ -223,6 +267,8 @@ class _Run:
             result.returned = capsule if not is_capsule(capsule) else f"a capsule named {capsule_name(capsule)!r}"
             return result
         result.view = read_capsule(capsule)
+        if read_values:
+            result.values = element_bytes(result.view)
         self.watches.append((_kwargs_text(kwargs), DeleterWatch(capsule)))
         if result.view.versioned:
             self.versioned_seen.append(result.view)
@@ -252,13 +298,6 @@ def _unexpected(export: Export) -> str | None:
     if export.view is None:
         return f"{_kwargs_text(export.kwargs)} returned {export.returned!r}, not a DLPack capsule"
     return None
-
-
-def _same_values(a: CapsuleView, b: CapsuleView) -> bool | None:
-    first, second = element_bytes(a), element_bytes(b)
-    if first is None or second is None:
-        return None
-    return first == second
 
 
 # --------------------------------------------------------------------------- CUDA streams
@@ -299,6 +338,7 @@ def check_producer(
     *,
     make_readonly: Callable[[], object] | None = None,
     refused: Sequence[Callable[[], object]] = (),
+    edge_cases: Sequence[Callable[[], object]] = (),
     subject: str | None = None,
 ) -> Report:
     """Check a DLPack producer against the DLPack 1.3 header and the Array API standard.
@@ -314,6 +354,9 @@ def check_producer(
         Each returns an object whose export the producer must refuse (e.g. a torch tensor that
         requires grad); ``__dlpack__`` must raise BufferError, and the C exchange API must refuse
         it too.
+    edge_cases
+        Each returns an object the producer may export (possibly as a copy) or refuse, e.g. a
+        bit-packed boolean array: a capsule or a BufferError is right, any other exception fails.
     subject
         The report's title (default: the type name of ``make()``'s result).
 
@@ -332,34 +375,50 @@ def check_producer(
     >>> "stream=cpu" in report.failures  # numpy refuses a CPU stream with RuntimeError
     True
     """
-    first = make()
+    try:
+        first = make()
+    except Exception as error:  # nothing to check: the report says why
+        report = Report(subject or f"{getattr(make, '__qualname__', 'make')}() producer")
+        report.add("make", FAILED, f"make() raised {_describe(error)}")
+        return report
     report = Report(subject or f"{type(first).__module__}.{type(first).__qualname__} producer")
-    run = _Run(make)
-    checks: list[Callable[[_Run, Report], None]] = [
-        _check_device_tuple,
-        _check_negotiation,
-        _check_version_field,
-        _check_layout,
-        _check_strides_present,
-        _check_copy,
-        _check_dl_device,
-        _check_streams,
-        _check_deleters,
-    ]
-    for check in checks:
-        try:
-            check(run, report)
-        except Exception as error:  # a check that cannot finish is a failure of the producer
-            report.add(check.__name__.removeprefix("_check_"), FAILED, f"the check stopped: {_describe(error)}")
-    _check_read_only(run, report, make_readonly)
-    _check_refusals(run, report, refused)
-    _check_exchange_api(run, report, make_readonly, refused)
-    gc.collect()
-    report.add("device_agrees", FAILED if run.device_mismatches else PASSED,
-               "; ".join(run.device_mismatches[:3]) or
-               f"every capsule ({len(run.watches)}) is on the device __dlpack_device__ reports")
-    _finish_watches(run, report)
+    run = _Run(make, make_readonly, refused, edge_cases)
+    for check in PRODUCER_CHECKS:
+        run_check(run, report, check)
+        run.settle()
+    add_totals(report, run.tally)
     return report
+
+
+def run_check(run: _Run, report: Report, name: str) -> None:
+    """Add the rows of check ``name`` (one of :data:`PRODUCER_CHECKS`) to ``report``.
+
+    A check that cannot finish is a failure of the producer: a row named after the check says
+    where it stopped. ``python -m dlarray check`` runs each in a child process (``_cli``), so that
+    one that kills the process is reported too.
+    """
+    try:
+        PRODUCER_CHECKS[name](run, report)
+    except Exception as error:
+        report.add(name, FAILED, f"the check stopped: {_describe(error)}")
+
+
+def add_totals(report: Report, tally: Tally) -> None:
+    """The rows about every capsule the checks received: ``device_agrees`` and
+    ``deleter_once (every capsule)``."""
+    report.add("device_agrees", FAILED if tally.device_mismatches else PASSED,
+               "; ".join(tally.device_mismatches[:3]) or
+               f"every capsule ({tally.capsules}) is on the device __dlpack_device__ reports")
+    calls = [count for _, count in tally.deleter_calls]
+    if tally.deleter_calls and not any(calls):
+        report.add("deleter_once (every capsule)", NOT_APPLICABLE, _UNOBSERVABLE)
+        return
+    # once some capsules are seen freed through their deleter, one that is not was leaked
+    wrong = [f"{label}: {count} calls" for label, count in tally.deleter_calls if count > 1]
+    wrong += [f"{label}: never called" for label, count in tally.deleter_calls if count == 0]
+    report.add("deleter_once (every capsule)", FAILED if wrong else PASSED,
+               "; ".join(wrong[:4]) or f"each of the {len(calls)} capsules received and let go unconsumed "
+                                       "had its deleter run exactly once")
 
 
 def _check_device_tuple(run: _Run, report: Report) -> None:
@@ -370,7 +429,7 @@ def _check_device_tuple(run: _Run, report: Report) -> None:
                f"__dlpack_device__() = {device!r}" + ("" if ok else ": expected a tuple of two ints"))
 
 
-_NEGOTIATION = [
+_NEGOTIATION: list[tuple[str, dict[str, Any], str]] = [
     ("max_version=absent", {}, "legacy"),
     ("max_version=(1, 0)", {"max_version": (1, 0)}, "versioned"),
     ("max_version=(1, 99)", {"max_version": (1, 99)}, "versioned"),
@@ -409,6 +468,8 @@ def _check_negotiation(run: _Run, report: Report) -> None:
 
 
 def _check_version_field(run: _Run, report: Report) -> None:
+    if not run.versioned_seen:  # the negotiation ran in another process (or asked nothing)
+        run.export(max_version=DLPACK_VERSION)
     seen = run.versioned_seen
     if not seen:
         report.add("version_field", NOT_APPLICABLE, "no versioned capsule was produced")
@@ -488,7 +549,7 @@ def _check_strides_present(run: _Run, report: Report) -> None:
 
 
 def _check_copy(run: _Run, report: Report) -> None:
-    versions = {"max_version": DLPACK_VERSION}
+    versions: dict[str, Any] = {"max_version": DLPACK_VERSION}
     for copy in (True, False, None):
         name = f"copy={copy}"
         obj = run.make()
@@ -498,7 +559,7 @@ def _check_copy(run: _Run, report: Report) -> None:
             plain = run.export(obj, **versions)
             original = plain.view.pointer if plain.view is not None else None
             reference = plain.view
-        export = run.export(obj, copy=copy, **versions)
+        export = run.export(obj, copy=copy, read_values=reference is not None, **versions)
         problem = _unexpected(export)
         if problem:
             if copy is False and isinstance(export.error, BufferError):
@@ -518,7 +579,9 @@ def _check_copy(run: _Run, report: Report) -> None:
                 problems.append("copy=True returned the original memory")
             if flagged is False:
                 problems.append("the copy is not flagged IS_COPIED")
-            if reference is not None and copied and _same_values(view, reference) is False:
+            original_values = element_bytes(reference) if reference is not None else None
+            if copied and export.values is not None and original_values is not None \
+                    and export.values != original_values:
                 problems.append("the copy's values differ from the original's")
         else:
             if copy is False and copied:
@@ -647,7 +710,8 @@ def _check_deleters(run: _Run, report: Report) -> None:
                f"the capsule destructor called the deleter {calls} times after the capsule was consumed")
 
 
-def _check_read_only(run: _Run, report: Report, make_readonly: Callable[[], Any] | None) -> None:
+def _check_read_only(run: _Run, report: Report) -> None:
+    make_readonly = run.make_readonly
     if make_readonly is None:
         report.add("read_only_flag", NOT_APPLICABLE, "no read-only producer given (make_readonly)")
         report.add("read_only_legacy", NOT_APPLICABLE, "no read-only producer given (make_readonly)")
@@ -688,7 +752,8 @@ def _check_read_only(run: _Run, report: Report, make_readonly: Callable[[], Any]
                                                "read-only (expected BufferError)")
 
 
-def _check_refusals(run: _Run, report: Report, refused: Sequence[Callable[[], Any]]) -> None:
+def _check_refusals(run: _Run, report: Report) -> None:
+    refused = run.refused
     if not refused:
         report.add("refusals", NOT_APPLICABLE, "no must-refuse objects given (refused)")
         return
@@ -701,6 +766,26 @@ def _check_refusals(run: _Run, report: Report, refused: Sequence[Callable[[], An
         else:
             seen.append(_describe(export.error))  # type: ignore[arg-type]
     report.add("refusals", FAILED if problems else PASSED, "; ".join(problems) or "; ".join(seen))
+
+
+def _check_edge_cases(run: _Run, report: Report) -> None:
+    edge_cases = run.edge_cases
+    if not edge_cases:
+        report.add("edge_cases", NOT_APPLICABLE, "no edge cases given (edge_cases)")
+        return
+    problems, seen = [], []
+    for i, maker in enumerate(edge_cases):
+        export = run.export(maker(), max_version=DLPACK_VERSION)
+        label = f"edge_cases[{i}] ({type(export.obj).__name__})"
+        if export.error is not None and not isinstance(export.error, BufferError):
+            problems.append(f"{label} raised {_describe(export.error)} (expected a capsule or BufferError)")
+        elif export.error is not None:
+            seen.append(f"{label} refused: {_describe(export.error)}")
+        elif export.view is None:
+            problems.append(f"{label}: {_unexpected(export)}")
+        else:
+            seen.append(f"{label} exported as {dtype_name(*export.view.dtype[:2])}")
+    report.add("edge_cases", FAILED if problems else PASSED, "; ".join(problems) or "; ".join(seen))
 
 
 # --------------------------------------------------------------------------- the C exchange API
@@ -741,8 +826,8 @@ def _exchange(function: Any, obj: object) -> tuple[CapsuleView | None, BaseExcep
     return view, None
 
 
-def _check_exchange_api(run: _Run, report: Report, make_readonly: Callable[[], Any] | None,
-                        refused: Sequence[Callable[[], Any]]) -> None:
+def _check_exchange_api(run: _Run, report: Report) -> None:
+    make_readonly, refused = run.make_readonly, run.refused
     kind = type(run.make())
     capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
     names = ("exchange_api", "exchange_api=__dlpack__", "exchange_api refusals")
@@ -777,10 +862,10 @@ def _check_exchange_api(run: _Run, report: Report, make_readonly: Callable[[], A
                                 f"__dlpack__ {'refused: ' + _describe(export.error) if export.error else 'accepted'}")
             continue
         via_py = export.view
-        for field in ("pointer", "device", "ndim", "dtype", "shape", "element_strides", "flags"):
-            a, b = getattr(via_c, field), getattr(via_py, field)
+        for part in ("pointer", "device", "ndim", "dtype", "shape", "element_strides", "flags"):
+            a, b = getattr(via_c, part), getattr(via_py, part)
             if a != b:
-                problems.append(f"{label}: {field} {a!r} via the C API, {b!r} via __dlpack__")
+                problems.append(f"{label}: {part} {a!r} via the C API, {b!r} via __dlpack__")
     report.add(names[1], FAILED if problems else PASSED,
                "; ".join(problems) or f"pointer, device, shape, strides, dtype and flags agree ({len(makers)} objects)")
     if not refused:
@@ -805,19 +890,15 @@ _UNOBSERVABLE = ("the capsule destructor did not call the deleter stored in the 
                  "by calling its own function directly (jaxlib does), which the kit cannot observe")
 
 
-def _finish_watches(run: _Run, report: Report) -> None:
-    gc.collect()
-    watched = [(label, watch) for label, watch in run.watches if watch.original]
-    calls = [watch.calls for _, watch in watched]
-    wrong = [f"{label}: {watch.calls} calls" for label, watch in watched if watch.calls > 1]
-    if watched and not any(calls):
-        report.add("deleter_once (every capsule)", NOT_APPLICABLE, _UNOBSERVABLE)
-        return
-    # once some capsules are seen freed through their deleter, one that is not was leaked
-    wrong += [f"{label}: never called" for label, watch in watched if watch.calls == 0]
-    report.add("deleter_once (every capsule)", FAILED if wrong else PASSED,
-               "; ".join(wrong[:4]) or f"each of the {len(watched)} capsules received and let go unconsumed "
-                                        "had its deleter run exactly once")
+#: The checks, in the order they run: name -> function adding its rows (then `add_totals`).
+PRODUCER_CHECKS: dict[str, Callable[[_Run, Report], None]] = {
+    check.__name__.removeprefix("_check_"): check for check in (
+        _check_device_tuple, _check_negotiation, _check_version_field, _check_layout, _check_strides_present,
+        _check_copy, _check_dl_device, _check_streams, _check_deleters, _check_read_only, _check_refusals,
+        _check_edge_cases, _check_exchange_api,
+    )
+}
 
 
-__all__ = ["ProducerView", "check_producer", "dtype_name", "producer_view"]
+__all__ = ["PRODUCER_CHECKS", "ProducerView", "Tally", "add_totals", "check_producer", "dtype_name",
+           "producer_view", "run_check"]
