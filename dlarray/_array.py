@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _cuda, _dtypes
 from ._devices import _cache as _DEVICE_CACHE
-from ._devices import CPU, Device, as_device, device_of, devices_differ, int_pair
+from ._devices import ADDRESS_DEVICE_TYPES, CPU, Device, as_device, device_of, devices_differ, int_pair
 from ._dlpack import (
     DLPACK_VERSION,
     CapsuleType,
@@ -578,7 +578,10 @@ class Array:
             dtype = self._dtype
             device = self._device
             data, byte_offset = self._data, self._offset
-            if byte_offset < 0:  # a reversed view: DLPack's byte_offset is unsigned
+            if byte_offset < 0 or device.type in ADDRESS_DEVICE_TYPES:
+                # One rule, numpy's: where data is an address, the pointer moved to the first
+                # element and byte_offset 0 (torch refuses a 0-d tensor with another one). A handle
+                # keeps its offset, unless that is negative (a reversed view: byte_offset is unsigned).
                 data, byte_offset = data + byte_offset, 0  # type: ignore[operator]
             # positional (every retargeted export comes here): capsule, versioned, data,
             # byte_offset, ndim, dtype code and bits, device type and id, flags to set
@@ -851,7 +854,8 @@ class Array:
     def _scalar(self, kind: type) -> Any:
         if self.ndim != 0:
             raise TypeError(f"only 0-d arrays convert to Python {kind.__name__}, this one has shape {self.shape}")
-        value = self._host_native().item()
+        # a dtype numpy lacks (bfloat16, float8/6/4) is read decoded, as round() and format() read it
+        value = self._printable().item()
         return kind(value)
 
     def _host_native(self) -> np.ndarray:
@@ -1045,19 +1049,39 @@ class Array:
             raise TypeError("iteration over a 0-d array")
         return map(self.__getitem__, range(self.shape[0]))
 
-    def _printable(self) -> Any:
+    def _printable(self, select: tuple[np.ndarray, ...] | None = None) -> Any:
         """The values as a host numpy array, for printing: bfloat16 and the float8/6/4 formats
         decoded to float32 (exact), packed float4/float6 data unpacked first (see
-        ``unpacked_bits``). TypeError where they cannot be read on the host (another device, a
-        strided view of packed data)."""
+        ``unpacked_bits``). ``select``: open-mesh index arrays (``np.ix_``) of the elements wanted,
+        the only ones read and decoded. TypeError where they cannot be read on the host (another
+        device, a strided view of packed data)."""
         if self._dtype.numpy_dtype is not None:
-            return self._host_native()
+            values = self._host_native()
+            return values if select is None else values[select]
         if is_packed(self):
             if not self._device.host_accessible:
                 raise TypeError(f"{self._dtype} arrays on {self._device} cannot be read on the host")
             self._ensure_metadata()
-            return decode(unpacked_bits(self), self._dtype)
-        return decode(bits_view(self), self._dtype)
+            return decode(unpacked_bits(self, select), self._dtype)
+        bits = bits_view(self)
+        return decode(bits if select is None else bits[select], self._dtype)
+
+    def _shown(self) -> tuple[Any, dict[str, int]]:
+        """What ``repr`` and ``str`` print: the values (see ``_printable``) and print options.
+
+        numpy prints an array of more elements than its print ``threshold`` as the first and last
+        ``edgeitems`` along each longer axis. For a dtype numpy lacks, whose values are decoded
+        first, only those elements are read and decoded (with one placeholder between them, by
+        which numpy sees that the axis is long, and never prints), then printed with threshold 0
+        (summarised): numpy prints them exactly as it would the whole decoded array.
+        """
+        options = np.get_printoptions()
+        if self._dtype.numpy_dtype is not None or self.size <= options["threshold"]:
+            return self._printable(), {}
+        edge = options["edgeitems"]
+        select = np.ix_(*[np.r_[0:edge + 1, extent - edge:extent] if extent > 2 * edge else np.arange(extent)
+                          for extent in self.shape])
+        return self._printable(select), {"threshold": 0}
 
     def __repr__(self) -> str:
         """The values as numpy prints them, with dtype, device and (if set) ``readonly=True``.
@@ -1077,7 +1101,8 @@ class Array:
         Array([97, 98], dtype=uint8, device=cpu, readonly=True)
         """
         try:
-            body = np.array2string(self._printable(), separator=", ", prefix="Array(")
+            values, options = self._shown()
+            body = np.array2string(values, separator=", ", prefix="Array(", **options)  # type: ignore[arg-type]
         except TypeError:
             body = f"<{self.size} elements on {self._device}>"
         # numpy's rule: an empty array shows its shape unless it is (0,)
@@ -1100,10 +1125,10 @@ class Array:
         [1.  2.5]
         """
         try:
-            values = self._printable()
+            values, options = self._shown()
         except TypeError:
             return repr(self)
-        return str(values[()]) if self.ndim == 0 else np.array2string(values)
+        return str(values[()]) if self.ndim == 0 else np.array2string(values, **options)  # type: ignore[arg-type]
 
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``.

@@ -29,6 +29,10 @@ _NAMES = {
 _BY_NAME = {name: kind for kind, name in _NAMES.items()}
 _HOST_READABLE = frozenset({DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST,
                             DLDeviceType.CUDA_MANAGED})
+#: Device types whose DLPack ``data`` is a memory address (CUDA, ROCm and oneAPI's USM pointers
+#: included), so that ``data + byte_offset`` is one too. On the others (OpenCL's ``cl_mem``,
+#: Vulkan, Metal and WebGPU buffers, ...) it may be an opaque handle that takes no arithmetic.
+ADDRESS_DEVICE_TYPES = _HOST_READABLE | {DLDeviceType.CUDA, DLDeviceType.ROCM, DLDeviceType.ONE_API}
 
 
 class Device:

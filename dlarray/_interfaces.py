@@ -6,6 +6,7 @@ gives, and an owner that keeps the memory alive. No numpy here either: this is c
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 import struct
 import sys
@@ -18,9 +19,9 @@ from ._dlpack import (
     DLDataTypeCode,
     DLDeviceType,
     TensorInfo,
+    _capi,
     contiguous_strides,
 )
-from ._dlpack import _capi
 from ._dlpack._validate import VALID_CODE_BITS, check_ndim, validate_fields
 
 T = TypeVar("T")
@@ -37,20 +38,32 @@ _release_buffer = _capi.buffer_release
 _check_buffer = _capi.object_check_buffer
 
 
-class BufferHold:
-    """Owns one acquired ``Py_buffer``; releasing it (once) when freed lets the exporter resize or
-    free its memory again. While held, e.g. a bytearray cannot be resized."""
+class BufferHold(functools.partial):  # type: ignore[type-arg]
+    """Owns one ``Py_buffer``; releasing it (once) when freed lets the exporter resize or free its
+    memory again. While held, e.g. a bytearray cannot be resized.
 
-    __slots__ = ("_view", "_release", "__weakref__")
+    Made (by :func:`_hold_buffer`) around an empty ``Py_buffer`` before the buffer is acquired,
+    so that whichever bytecode a KeyboardInterrupt lands on, an acquired buffer has its releaser
+    (releasing an empty one does nothing). It is a ``functools.partial`` of ``PyBuffer_Release``
+    whose finalizer is ``partial.__call__``: the release is made from C, with no Python frame in
+    which an interrupt could stop it (see :class:`~dlarray._dlpack.ImportedTensor`).
+    """
 
-    def __init__(self, view: _PyBuffer) -> None:
-        self._view = view
-        self._release = _release_buffer
+    __slots__ = ()
+    __del__ = functools.partial.__call__
 
-    def __del__(self) -> None:
-        release, self._release = self._release, None
-        if release is not None:
-            release(ctypes.byref(self._view))
+    @property
+    def view(self) -> _PyBuffer:
+        """The ``Py_buffer`` (empty until acquired, and again once released)."""
+        return self.args[0]  # type: ignore[no-any-return]
+
+
+def _hold_buffer(obj: object, flags: int) -> tuple[_PyBuffer, BufferHold]:
+    """Acquire ``obj``'s buffer (BufferError, from the exporter, if it has none) and its releaser."""
+    view = _PyBuffer()
+    hold = BufferHold(_release_buffer, view)  # first: it releases what the next call acquires
+    _get_buffer(obj, view, flags)  # one C call; raises BufferError itself
+    return view, hold
 
 
 _bytes_address = _capi.bytes_as_string
@@ -130,9 +143,7 @@ def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
     >>> info.shape, info.strides, info.readonly
     ((3,), (1,), False)
     """
-    view = _PyBuffer()
-    _get_buffer(obj, ctypes.byref(view), _PyBUF_RECORDS_RO)  # raises BufferError itself
-    hold = BufferHold(view)  # from here on the buffer is released whatever happens
+    view, hold = _hold_buffer(obj, _PyBUF_RECORDS_RO)  # from here on the buffer is released whatever happens
     if view.suboffsets:
         raise BufferError("buffers with suboffsets (PIL-style indirect arrays) are not supported")
     fmt = (view.format or b"B").decode("ascii", "backslashreplace")
@@ -288,9 +299,7 @@ def from_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     if isinstance(spec, dict) and spec.get("data") is None:
         if not supports_buffer(obj):
             raise TypeError(f"{where} 'data' is None, but {type(obj).__name__} has no buffer to hold the data")
-        view = _PyBuffer()
-        _get_buffer(obj, ctypes.byref(view), _PyBUF_SIMPLE)  # raises BufferError itself
-        hold = BufferHold(view)
+        view, hold = _hold_buffer(obj, _PyBUF_SIMPLE)
         buffer = (view.buf or 0, view.len, bool(view.readonly))
         return _interface_info(spec, _CPU, where, buffer), hold
     return _interface_info(spec, _CPU, where), obj

@@ -98,8 +98,9 @@ def copy_bits(array: Array) -> np.ndarray:
     return np.array(HostBuffer(interface, array._owner, array._device), copy=True, order="C")
 
 
-def unpacked_bits(array: Array) -> np.ndarray:
-    """The elements of a packed sub-byte host array as unsigned integers, one per element, in its shape.
+def unpacked_bits(array: Array, select: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
+    """The elements of a packed sub-byte host array as unsigned integers, one per element, in its
+    shape (``select``: open-mesh index arrays, ``np.ix_``, of the only elements read, in theirs).
 
     DLPack packs sub-byte elements (float4, float6 without IS_SUBBYTE_TYPE_PADDED) into one
     continuous bit stream; the header does not name the bit order, and this reads it least
@@ -108,17 +109,30 @@ def unpacked_bits(array: Array) -> np.ndarray:
     on byte boundaries): TypeError otherwise.
     """
     bits = array._dtype.bits
+    if select is not None:
+        _refuse_strided_packed(array)
+        # element k holds stream bits k*bits .. k*bits+bits-1: within the 2 bytes from (k*bits)//8
+        start = np.ravel_multi_index(select, array._shape) * bits  # type: ignore[arg-type]
+        count = (array.size * bits + 7) // 8
+        packed = np.frombuffer((ctypes.c_uint8 * count).from_address(array._data + array._offset), np.uint8)  # type: ignore[operator]
+        low = packed[start // 8].astype(np.uint16)
+        high = packed[np.minimum(start // 8 + 1, count - 1)].astype(np.uint16)
+        return (((low | high << 8) >> (start % 8)) & ((1 << bits) - 1)).astype(np.uint8)  # type: ignore[no-any-return]
     stream = np.unpackbits(np.frombuffer(_packed_bytes(array), dtype=np.uint8), bitorder="little")
     fields = stream[: array.size * bits].reshape(-1, bits).astype(np.uint8)
     weights = (1 << np.arange(bits, dtype=np.uint8)).astype(np.uint8)
     return (fields * weights).sum(axis=1, dtype=np.uint8).reshape(array._shape)
 
 
-def _packed_bytes(array: Array) -> bytes:
+def _refuse_strided_packed(array: Array) -> None:
     # contiguous in C order: only dimensions of extent 1 may have any stride
     if array.size and any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
                                                                contiguous_strides(array._shape))):
         raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied: its elements do "
                         f"not start on byte boundaries")
+
+
+def _packed_bytes(array: Array) -> bytes:
+    _refuse_strided_packed(array)
     count = (array.size * array._dtype.bits + 7) // 8
     return ctypes.string_at(array._data + array._offset, count) if count else b""  # type: ignore[operator]

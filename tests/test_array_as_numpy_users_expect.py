@@ -4,7 +4,9 @@ messages that name what is wrong."""
 
 from __future__ import annotations
 
+import math
 import operator
+import tracemalloc
 from typing import Any
 
 import array_api_strict
@@ -60,6 +62,55 @@ def test_repr_says_read_only() -> None:
     assert repr(xp.asarray(b"\x01\x02")) == "Array([1, 2], dtype=uint8, device=cpu, readonly=True)"
 
 
+def _decoded(x: xp.Array) -> np.ndarray:
+    """Every value of ``x`` (a dtype numpy lacks) as float32: what printing it all would show."""
+    return np.asarray(xp.astype(x, xp.float32))
+
+
+@pytest.mark.parametrize("dtype", EXTRA_FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(1001,), (40, 30), (3, 200, 4), (2, 2, 2, 2, 2, 2, 2, 2, 2, 2)])
+def test_a_long_array_of_a_format_numpy_lacks_prints_as_numpy_prints_its_values(
+    dtype: xp.DType, shape: tuple[int, ...]
+) -> None:
+    """Summarised (first and last three along each long axis) exactly as numpy summarises the
+    decoded values, with the same widths and precision, in repr and str alike."""
+    values = np.random.default_rng(7).standard_normal(shape).astype(np.float32) * 4
+    x = xp.astype(xp.asarray(values), dtype)
+    decoded = _decoded(x)
+    assert repr(x) == f"Array({np.array2string(decoded, separator=', ', prefix='Array(')}, dtype={dtype}, device=cpu)"
+    assert str(x) == str(decoded)
+    assert ("..." in str(x)) is (max(shape) > 6)  # numpy shortens only axes longer than 6
+
+
+def test_a_long_packed_array_prints_as_numpy_prints_its_values() -> None:
+    """Packed float4 (two elements per byte, low nibble first): decoded here by ml_dtypes."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from tests.producer import make_capsule
+
+    stream = np.random.default_rng(3).integers(0, 256, 1500, dtype=np.uint8)
+    codes = np.stack([stream & 0xF, stream >> 4], axis=1).reshape(30, 100)
+    expected = codes.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    float4 = xp.from_dlpack(make_capsule((30, 100), code=17, bits=4, fill=stream.tobytes()).capsule)
+    assert str(float4) == str(expected)
+    assert repr(float4).startswith(f"Array({np.array2string(expected, separator=', ', prefix='Array(')}")
+
+
+@pytest.mark.parametrize("dtype", [xp.bfloat16, xp.float8_e4m3fn, xp.float4_e2m1fn], ids=str)
+def test_printing_a_huge_array_of_a_format_numpy_lacks_reads_only_what_it_shows(dtype: xp.DType) -> None:
+    """Only the elements shown are decoded: repr and str of 4 million elements allocate a few
+    KiB, where decoding them all would take 16 MiB of float32 (numpy allocations are traced)."""
+    x = xp.zeros(4_000_000, dtype=dtype)
+    tracemalloc.start()
+    try:
+        text, plain = repr(x), str(x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text == f"Array([0., 0., 0., ..., 0., 0., 0.], dtype={dtype}, device=cpu)"
+    assert plain == "[0. 0. 0. ... 0. 0. 0.]"
+    assert peak < 1 << 20, peak
+
+
 # ---------------------------------------------------------------- format() and round()
 def test_format_of_a_0d_array_is_its_values() -> None:
     assert format(xp.asarray(3.14159), ".2f") == "3.14"
@@ -78,6 +129,35 @@ def test_round_of_a_0d_array_is_pythons_round_of_its_value() -> None:
     assert round(xp.asarray(2.6)) == 3 and type(round(xp.asarray(2.6))) is int
     assert round(xp.asarray(1.256), 2) == 1.26
     assert round(xp.asarray(5, dtype=xp.int8)) == 5
+
+
+@pytest.mark.parametrize("dtype", EXTRA_FLOAT_DTYPES, ids=str)
+def test_python_scalars_of_a_0d_array_of_a_format_numpy_lacks(dtype: xp.DType) -> None:
+    """float(), int(), bool() and complex() read the value as round() and format() do (as torch
+    does for bfloat16 and float8)."""
+    value = 2.0 if dtype == xp.float8_e8m0fnu else 1.5  # e8m0 holds powers of two only
+    x = xp.asarray([0.0, value, -value], dtype=dtype)[1]
+    assert float(x) == value and type(float(x)) is float
+    assert int(x) == int(value) and type(int(x)) is int
+    assert bool(x) is True
+    assert complex(x) == complex(value)
+    assert round(x) == round(value) and format(x, ".1f") == f"{value:.1f}"
+    if dtype != xp.float8_e8m0fnu:  # it has no zero
+        assert bool(xp.asarray(0.0, dtype=dtype)) is False
+    with pytest.raises(TypeError, match="only integer arrays"):
+        operator.index(x)
+    with pytest.raises(TypeError, match=r"convert to Python float, this one has shape \(3,\)"):
+        float(xp.asarray([0.0, 1.0, 2.0], dtype=dtype))
+
+
+def test_python_scalars_of_bfloat16_nan_and_infinity_are_pythons() -> None:
+    nan, inf = xp.asarray([float("nan"), float("inf")], dtype=xp.bfloat16)
+    assert math.isnan(float(nan)) and bool(nan) is True
+    with pytest.raises(ValueError, match="NaN"):
+        int(nan)
+    with pytest.raises(OverflowError, match="infinity"):
+        int(inf)
+    assert int(xp.asarray(-2.75, dtype=xp.bfloat16)) == -2  # truncated toward zero
 
 
 def test_round_of_an_nd_or_complex_array_is_a_type_error() -> None:

@@ -21,7 +21,8 @@ from dlarray._dlpack import (
     consume_capsule,
 )
 
-from producer import Producer, alive_count, make_capsule
+from dlarray.testing import read_capsule
+from producer import Producer, alive_count, make_capsule, poison_address
 
 # ----------------------------------------------------------------------------- consuming
 
@@ -284,6 +285,35 @@ def test_extended_dtype_round_trip_keeps_code_and_pointer() -> None:
     del owner
     gc.collect()
     assert made.deleted == 1
+
+
+@pytest.mark.parametrize("versioned", [True, False])
+@pytest.mark.parametrize(("code", "bits"), [(4, 16), (2, 32), (10, 8)], ids=["bfloat16", "float32", "float8"])
+@pytest.mark.parametrize("device", [(1, 0), (2, 0), (13, 0)], ids=["cpu", "cuda", "cuda_managed"])
+def test_exports_carry_the_first_elements_address_and_byte_offset_0(
+    versioned: bool, code: int, bits: int, device: tuple[int, int]
+) -> None:
+    """One rule for every view where data is an address, numpy's: the pointer moved to element
+    [0, ..., 0] and byte_offset 0 (torch refuses a 0-d tensor with another byte_offset), whether
+    the view came from a byte_offset or from indexing."""
+    made = make_capsule((4, 6), code=code, bits=bits, device=device, byte_offset=2 * bits // 8,
+                        data_address=None if device == (1, 0) else poison_address(), data_bytes=64 * 8)
+    x = dlarray.from_dlpack(made.capsule)
+    for view in (x, x[1, 2], x[2], x[1:3, 2:5], x[:, ::2], x.T, x[::-1, ::-1]):
+        capsule = view.__dlpack__(max_version=(1, 0) if versioned else None)
+        described = read_capsule(capsule)
+        assert (described.data, described.byte_offset) == (view.data_ptr, 0)
+        assert (described.shape, described.element_strides) == (view.shape, view.strides)
+
+
+def test_exports_of_a_handle_keep_the_byte_offset() -> None:
+    """On a device whose data is a handle (OpenCL's cl_mem), a view keeps the handle and counts
+    its offset in byte_offset: a handle takes no arithmetic."""
+    handle = poison_address()
+    made = make_capsule((4, 6), code=2, bits=32, device=(4, 0), data_address=handle, byte_offset=8)
+    view = dlarray.from_dlpack(made.capsule)[1, 2]
+    described = read_capsule(view.__dlpack__(max_version=(1, 0)))
+    assert (described.data, described.byte_offset) == (handle, 8 + (6 + 2) * 4)
 
 
 def test_unconsumed_exports_are_cleaned_up() -> None:

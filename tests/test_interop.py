@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import dlarray
+from dlarray._dtypes import ALL_DTYPES
 
 # Not importorskip: these are test dependencies, and CI must run these tests, not skip them.
 import array_api_strict as strict
@@ -76,6 +77,52 @@ def test_torch_round_trip_keeps_pointer(dtype) -> None:
     assert back.data_ptr() == t.data_ptr()
     assert back.dtype == dtype
     assert torch.equal(back, t)
+
+
+# ---------------------------------------------------------------- every view of every dtype, out
+# Views as users make them; jax takes only compact strides (numpy's own strided views too:
+# "Only DLPack tensors with trivial (compact) striding are supported"), so it gets those.
+EXPORTED_VIEWS = {
+    "whole": np.s_[...], "0-d element": np.s_[1, 2], "row": np.s_[2], "block": np.s_[1:3, 2:5],
+    "every other column": np.s_[:, ::2], "column": np.s_[:, 3],
+}
+COMPACT_VIEWS = ("whole", "0-d element", "row", "transposed")
+# every dtype each consumer has (torch lacks float8_e3m4, e4m3, e4m3b11fnuz and the float6/4
+# formats; jax the float6/4 formats; numpy all but its own)
+_FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
+_NUMPY_DTYPES = [d.name for d in ALL_DTYPES if d.numpy_dtype is not None]
+CONSUMER_DTYPES = {
+    "numpy": _NUMPY_DTYPES,
+    "torch": [*_NUMPY_DTYPES, "bfloat16", *_FLOAT8],
+    "jax": [*_NUMPY_DTYPES, "bfloat16", *_FLOAT8, "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz"],
+}
+
+
+def _read_back(consumer: str, view: dlarray.Array) -> np.ndarray:
+    """``view`` imported by ``consumer``, its values as complex128 (every dtype fits)."""
+    if consumer == "numpy":
+        return np.from_dlpack(view).astype(np.complex128)
+    if consumer == "torch":
+        t = torch.from_dlpack(view)
+        return (t if t.is_complex() or t.dtype == torch.bool else t.to(torch.float64)).numpy().astype(np.complex128)
+    values = np.asarray(jnp.from_dlpack(view))
+    if values.dtype.kind not in "biufc":  # bfloat16 and float8, as ml_dtypes holds them
+        values = values.astype(np.float32)
+    return values.astype(np.complex128)
+
+
+@pytest.mark.parametrize(("consumer", "dtype"), [(c, d) for c, names in CONSUMER_DTYPES.items() for d in names])
+def test_every_view_of_every_dtype_exports_to_torch_numpy_and_jax(consumer: str, dtype: str) -> None:
+    """Each consumer reads every view (a 0-d element included) of every dtype it has, with the
+    values dlarray holds: bfloat16 and float8 views go out with byte_offset 0, as numpy's do."""
+    x = dlarray.astype(dlarray.asarray(np.arange(24.0).reshape(4, 6) / 4), getattr(dlarray, dtype))
+    values = np.asarray(dlarray.astype(x, dlarray.complex128 if dtype != "bool" else dlarray.bool))
+    views = {name: (x[key], values[key]) for name, key in EXPORTED_VIEWS.items()}
+    views["transposed"] = (x.T, values.T)
+    for name, (view, expected) in views.items():
+        if consumer == "jax" and name not in COMPACT_VIEWS:
+            continue
+        assert np.array_equal(_read_back(consumer, view), expected.astype(np.complex128), equal_nan=True), name
 
 
 def test_torch_writes_are_visible() -> None:

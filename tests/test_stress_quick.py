@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "stress" / "stress.py"
-CHECKS = ("exactly-once", "rss", "tracemalloc", "threads", "exit")
+CHECKS = ("exactly-once", "rss", "tracemalloc", "threads", "exit", "interrupts")
 
 
 def _run(*flags: str, timeout: int) -> subprocess.CompletedProcess:

@@ -4,14 +4,27 @@ Ownership moves here. A capsule named ``dltensor``/``dltensor_versioned`` belong
 until a consumer renames it ``used_*``; from then on the consumer must call the tensor's deleter
 exactly once. This module renames the capsule only after every field has been validated, so a
 refused capsule stays with its producer (its capsule destructor frees it), and an accepted one is
-handed to an :class:`ImportedTensor`, whose ``__del__`` is the single place the deleter is called.
+handed to an :class:`ImportedTensor`, whose finalizer is the single place the deleter is called.
+
+Interrupts (Ctrl-C): Python raises a KeyboardInterrupt only between the bytecodes of a Python
+frame, and checks for one only on entering a function, after a call returns and at the end of a
+loop's body; never inside a C call (a ctypes call included), never during the plain bytecodes
+between those points. So every change of who owns what is one C call, made when the object that
+undoes or completes it exists already, and what an interrupt leaves is put right by dropping a
+reference (a plain bytecode) whose finalizer runs in C: the claim is a weak reference to the
+owner, and the owner calls the deleter from C. An import either completes or leaves nothing
+behind, however many interrupts arrive (tests/test_interrupts.py tries every bytecode).
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
+import operator
 import struct
 import sys
+import weakref
+from _weakref import _remove_dead_weakref  # see _claims
 from typing import Any, NamedTuple
 
 from . import _capi
@@ -112,36 +125,37 @@ def _new_info(fields: tuple[Any, ...], _new: Any = tuple.__new__) -> TensorInfo:
 DEVICE_TYPE_INDEX = TensorInfo._fields.index("device_type")
 
 
-class ImportedTensor(ctypes.c_void_p * 1):  # type: ignore[misc]
+#: What an owner that holds no tensor calls when freed: a C builtin that takes no argument or one
+#: and has no effect (no Python frame: see ImportedTensor).
+_NO_CALL = int
+#: The keywords of every owner (none): one shared empty dict, never filled.
+_NO_KEYWORDS: dict[str, Any] = {}
+
+
+class ImportedTensor(functools.partial):  # type: ignore[type-arg]
     """Owner of one consumed DLManagedTensor(Versioned): calls its deleter once, when freed.
 
     Every Array, view or export that points into the buffer holds a reference to this object
     (directly or through a chain of owners), so the deleter cannot run while anything still
-    points into the memory, and CPython's reference counting runs ``__del__`` exactly once.
+    points into the memory, and CPython runs an object's finalizer exactly once.
 
-    It is itself the one-pointer slot that holds the struct's address: the C exchange API writes
-    its out-parameter straight into it, so that import allocates one object, not two. Ownership
-    is recorded by setting ``_deleter``; a slot that never took ownership (a
-    refused or let-go struct, whose deleter ran already) does nothing when freed.
+    It is a ``functools.partial`` of the deleter and the struct's address, and its finalizer
+    (``__del__``) is ``partial.__call__`` itself: when the last reference goes, C code calls the
+    deleter, with no Python frame in between in which a KeyboardInterrupt could be raised (Python
+    raises one only between the bytecodes of a Python frame). A ``__del__`` written in Python
+    could be interrupted at its first bytecode, and the deleter would never run.
+
+    A capsule's owner is made holding nothing (``ImportedTensor(_NO_CALL)``: freed, it calls
+    nothing) before ownership can move, and given the tensor in the same step as the capsule's
+    rename (:func:`_transfer`). The C exchange API's owner is armed before the struct is handed
+    over (``_exchange._slot_owner``).
     """
 
-    __slots__ = ("_deleter",)
-    _deleter: Any  # the deleter's callable (None: nothing to call); unset until ownership is taken
+    __slots__ = ()
+    __del__ = functools.partial.__call__
 
-    @property
-    def address(self) -> int:
-        """Address of the owned DLManagedTensor(Versioned)."""
-        return self[0]  # type: ignore[no-any-return]
 
-    def __del__(self) -> None:
-        try:
-            deleter = self._deleter
-        except AttributeError:  # never took ownership
-            return
-        self._deleter = None
-        if deleter is not None:
-            # Ownership ends here: the producer frees the struct (and its buffer) now.
-            deleter(self[0])
+_set_partial_state = functools.partial.__setstate__
 
 
 # Deleter function pointers, wrapped once per address. A bounded cache: producers built from
@@ -150,9 +164,10 @@ _deleter_cache: dict[int, Any] = {}
 
 
 def deleter_function(address: int) -> Any:
-    """The callable for a deleter's address (None for a NULL deleter), wrapped once per address."""
+    """The callable for a deleter's address (one that calls nothing for a NULL deleter), wrapped
+    once per address."""
     if not address:
-        return None
+        return _NO_CALL
     fn = _deleter_cache.get(address)
     if fn is None:
         if len(_deleter_cache) >= 256:
@@ -164,12 +179,6 @@ def deleter_function(address: int) -> Any:
 #: ``cached_deleter(address)``: the wrapped deleter if seen before, else None (one C-level lookup;
 #: ``cached_deleter(a) or deleter_function(a)`` is the hot path's form of ``deleter_function(a)``).
 cached_deleter = _deleter_cache.get
-
-
-def call_deleter_now(managed: int, deleter_address: int) -> None:
-    """Run the deleter of a struct this consumer owns but will not keep."""
-    if deleter_address:
-        deleter_function(deleter_address)(managed)
 
 
 def capsule_name(capsule: object) -> bytes | None:
@@ -203,21 +212,83 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     """
     if type(capsule) is not CapsuleType:
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
-    # The claim (see _claims): the owner-to-be is also the claim's token.
-    owner = ImportedTensor()
+    # The owner-to-be, holding nothing yet; the claim (see _claims) is a weak reference to it.
+    owner: ImportedTensor | None = ImportedTensor(_NO_CALL)
     key = id(capsule)
-    if _claim(key, owner) is not owner:
-        raise BufferError(
-            "this DLPack capsule is being consumed by another call (another thread, or a finalizer "
-            "or deleter that ran inside that call); a capsule can be used once"
-        )
     try:
-        return _consume_claimed(capsule, owner)
-    finally:
+        claim = _weak(owner)
+        held = _claim(key, claim)
+        if held is not claim and (held() is not None or _reclaim(key, claim) is not claim):
+            raise BufferError(
+                    "this DLPack capsule is being consumed by another call (another thread, or a "
+                    "finalizer or deleter that ran inside that call); a capsule can be used once"
+                )
+        name = _get_name(capsule)
+        if name == VERSIONED_NAME:
+            managed = _get_pointer(capsule, VERSIONED_NAME)
+            if not managed:
+                raise BufferError("DLPack capsule holds a NULL DLManagedTensorVersioned")
+            major, minor, _ctx, deleter = _VERSION_PREFIX_AT(MEMORY, managed)
+            if major != DLPACK_MAJOR_VERSION:
+                # The layout past the version prefix is unknown: DLPack says call the deleter,
+                # touch nothing else. Ownership moves to us, then the owner goes: the deleter
+                # runs now.
+                _transfer(capsule, _USED_VERSIONED_NAME, owner, deleter_function(deleter), managed)
+                owner = None
+                raise BufferError(
+                    f"DLPack major version {major}.{minor} is not supported (this consumer reads "
+                    f"{DLPACK_MAJOR_VERSION}.x)"
+                )
+            # Validation comes first; only then does ownership move (the rename) to us.
+            fields, deleter = read_managed(managed, True)
+            used = _USED_VERSIONED_NAME
+        elif name == LEGACY_NAME:
+            managed = _get_pointer(capsule, LEGACY_NAME)
+            if not managed:
+                raise BufferError("DLPack capsule holds a NULL DLManagedTensor")
+            fields, deleter = read_managed(managed, False)
+            # A legacy tensor cannot say whether its memory may be written (jax hands out
+            # immutable buffers this way), so, as numpy does, it is imported read-only. Writable
+            # memory comes only through a versioned tensor without FLAG_READ_ONLY.
+            fields = fields[:-2] + _LEGACY_FLAGS_AND_VERSION
+            used = _USED_LEGACY_NAME
+        elif name in (b"used_dltensor", b"used_dltensor_versioned"):
+            raise BufferError("this DLPack capsule was consumed already; a capsule can be used once")
+        else:
+            raise BufferError(
+                f"not a DLPack capsule: its name is {name!r}, expected b'dltensor_versioned' or "
+                f"b'dltensor'"
+            )
+        _transfer(capsule, used, owner, cached_deleter(deleter) or deleter_function(deleter), managed)
         _release_claim(key)
+        return _new_info(fields), owner
+    except BaseException:
+        # First, with no call before it (so no interrupt can come in between): the owner goes.
+        # Its claim dies with it, and an owner that took the tensor calls its deleter now, not when
+        # the traceback that holds this frame is freed.
+        owner = None
+        _remove_dead_weakref(_claims, key)  # tidied; a dead claim is free anyway
+        raise
 
 
-# Capsules being consumed right now: id(capsule) -> the ImportedTensor of the call that claimed it.
+def _transfer(capsule: object, used_name: Any, owner: ImportedTensor, deleter: Any, managed: int) -> None:
+    """Move the tensor to ``owner`` in one step: the rename makes it ours (the producer's capsule
+    destructor no longer frees it), and ``owner`` becomes the partial ``deleter(managed)``.
+
+    Two C calls made by C (``map``, consumed by ``any``: each returns something false), with no
+    Python bytecode between them where an interrupt could leave the tensor renamed but unowned
+    (never freed), or owned but not renamed (freed twice).
+    """
+    any(_map(_call, _TRANSFER_STEPS, (capsule, owner), (used_name, (deleter, (managed,), _NO_KEYWORDS, None))))
+
+
+_map = map
+_call = operator.call
+_TRANSFER_STEPS = (_set_name, _set_partial_state)
+
+
+# Capsules being consumed right now: id(capsule) -> a weak reference to the owner-to-be of the call
+# that claimed it.
 #
 # Ownership rule: between the name check and the rename a capsule belongs to no one, so two
 # consumers could both see ``dltensor`` and both take the tensor (two deleter calls). A consumer
@@ -230,62 +301,31 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
 # runs during a consumption (garbage collection runs finalizers at any allocation; an unknown major
 # version calls the producer's deleter) can itself import any other capsule: a lock would deadlock
 # it on the same thread.
-_claims: dict[int, ImportedTensor] = {}
+#
+# The claim is weak so that no interrupt can leave it behind: it ends with the call's owner-to-be,
+# dropped by a plain bytecode on every way out but success (where the call removes it). A dead
+# claim is free: the next claimant removes it and claims again. The removal is CPython's own
+# ``_weakref._remove_dead_weakref`` (what weakref.WeakValueDictionary uses): C code that deletes
+# the key only if its value is still a dead reference, so that no live claim another thread made
+# meanwhile is ever removed.
+_claims: dict[int, weakref.ref[ImportedTensor]] = {}
+_weak = weakref.ref
 _claim = _claims.setdefault
 _release_claim = _claims.__delitem__
 #: The flags and version of every legacy tensor's TensorInfo: read-only, unversioned.
 _LEGACY_FLAGS_AND_VERSION = (FLAG_READ_ONLY, None)
 
 
-def _consume_claimed(capsule: object, owner: ImportedTensor) -> tuple[TensorInfo, ImportedTensor]:
-    name = _get_name(capsule)
-    if name == VERSIONED_NAME:
-        managed = _get_pointer(capsule, VERSIONED_NAME)
-        if not managed:
-            raise BufferError("DLPack capsule holds a NULL DLManagedTensorVersioned")
-        # Validation comes first; only then does ownership move (the rename) to us.
-        fields, deleter = _read_versioned(managed, capsule)
-        _set_name(capsule, _USED_VERSIONED_NAME)
-    elif name == LEGACY_NAME:
-        managed = _get_pointer(capsule, LEGACY_NAME)
-        if not managed:
-            raise BufferError("DLPack capsule holds a NULL DLManagedTensor")
-        fields, deleter = read_managed(managed, False)
-        # A legacy tensor cannot say whether its memory may be written (jax hands out immutable
-        # buffers this way), so, as numpy does, it is imported read-only. Writable memory comes
-        # only through a versioned tensor without FLAG_READ_ONLY.
-        fields = fields[:-2] + _LEGACY_FLAGS_AND_VERSION
-        _set_name(capsule, _USED_LEGACY_NAME)
-    elif name in (b"used_dltensor", b"used_dltensor_versioned"):
-        raise BufferError("this DLPack capsule was consumed already; a capsule can be used once")
-    else:
-        raise BufferError(
-            f"not a DLPack capsule: its name is {name!r}, expected b'dltensor_versioned' or b'dltensor'"
-        )
-    # From the rename on, the tensor is ours: the owner calls its deleter exactly once.
-    owner[0] = managed
-    owner._deleter = cached_deleter(deleter) or deleter_function(deleter)
-    return _new_info(fields), owner
+def _reclaim(key: int, claim: weakref.ref[ImportedTensor]) -> weakref.ref[ImportedTensor]:
+    """Claim ``key`` whose claim was found dead (its call interrupted before it could remove it):
+    the dead claim goes (only if still dead) and the claim is made again; the claim now held."""
+    _remove_dead_weakref(_claims, key)
+    return _claim(key, claim)
 
 
 def deleter_of(managed: int) -> int:
     """The deleter address of a DLManagedTensorVersioned, from the prefix every version keeps."""
     return _VERSION_PREFIX_AT(MEMORY, managed)[3]
-
-
-def _read_versioned(managed: int, capsule: object) -> tuple[tuple[Any, ...], int]:
-    """Validate a DLManagedTensorVersioned; return its description and its deleter address."""
-    major, minor, _ctx, deleter = _VERSION_PREFIX_AT(MEMORY, managed)
-    if major != DLPACK_MAJOR_VERSION:
-        # The layout past the version prefix is unknown: DLPack says call the deleter, touch
-        # nothing else. Through a capsule, ownership moves to us first (the rename).
-        if capsule is not None:
-            _set_name(capsule, _USED_VERSIONED_NAME)
-            call_deleter_now(managed, deleter)
-        raise BufferError(
-            f"DLPack major version {major}.{minor} is not supported (this consumer reads {DLPACK_MAJOR_VERSION}.x)"
-        )
-    return read_managed(managed, True)
 
 
 # (shape, strides) -> whether that geometry is ordinary (see ordinary_geometry), for ndim > 1:

@@ -10,6 +10,7 @@ Python ``__dlpack__`` call, no capsule. Ownership of the struct moves to the cal
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -21,15 +22,18 @@ from ._consume import (
     VALID_CODE_BITS,
     CapsuleType,
     ImportedTensor,
-    cached_deleter,
-    call_deleter_now,
-    deleter_function,
-    deleter_of,
     ordinary_geometry,
     read_managed,
     read_versioned,
 )
-from ._structs import DLPACK_MAJOR_VERSION, TENSOR_LAYOUT, TENSOR_SIZE, DLDeviceType, DLPackVersion
+from ._structs import (
+    DLPACK_MAJOR_VERSION,
+    TENSOR_LAYOUT,
+    TENSOR_SIZE,
+    DLDeviceType,
+    DLManagedTensorVersioned,
+    DLPackVersion,
+)
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
 T = TypeVar("T")
@@ -52,11 +56,35 @@ class DLPackExchangeAPI(ctypes.Structure):
 
 # int (*)(void *py_object, DLManagedTensorVersioned **out): sets a Python error and returns -1 on
 # failure, so it is called as a Python-API function (GIL held, error raised by ctypes). The object
-# goes as its address; the out-parameter is an ImportedTensor, the one-pointer slot that becomes
-# the struct's owner (a new one per call: a shared slot could be overwritten by another thread,
-# or by a producer that imports again from inside the call, before it is read). Both are
-# declared as exactly what is passed, which ctypes converts fastest.
-_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ImportedTensor)
+# goes as its address; the out-parameter is a one-pointer slot (a new one per call: a shared slot
+# could be overwritten by another thread, or by a producer that imports again from inside the
+# call, before it is read), passed by reference.
+_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+
+# What a slot points to until the exchange function hands a struct over: a struct with a NULL
+# deleter, which the slot's owner (see _slot_owner) does not call.
+_NOTHING_HANDED_OVER = DLManagedTensorVersioned()
+_NOTHING_ADDRESS = ctypes.addressof(_NOTHING_HANDED_OVER)
+_ManagedPointer = ctypes.POINTER(DLManagedTensorVersioned)
+_deleter_field = operator.attrgetter("contents.deleter")
+_call = operator.call
+
+
+def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
+    """A slot for the exchange function's out-parameter, and the owner of what it will point to.
+
+    The owner exists, armed, before the struct is handed over: freed, it calls the deleter of the
+    struct the slot points to then (through a pointer that shares the slot's memory), and nothing
+    while the slot still points to :data:`_NOTHING_HANDED_OVER` or the deleter is NULL. So from
+    the instant the exchange function returns the struct is owned, with no bytecode between the
+    hand-over and the taking in which an interrupt could leave it unowned. The finalizer is built
+    of C callables only (``tuple`` consuming ``map``/``filter``): no Python frame runs when it
+    is freed (see :class:`~._consume.ImportedTensor`).
+    """
+    slot = ctypes.c_void_p(_NOTHING_ADDRESS)
+    through = (_ManagedPointer.from_buffer(slot),)
+    owner = ImportedTensor(tuple, map(_call, filter(None, map(_deleter_field, through)), through))
+    return slot, owner
 
 
 # A DLTensor the exchange API's dltensor_from_py_object_no_sync fills in: one per call (a shared
@@ -147,52 +175,49 @@ def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None
     struct. None where the caller must ask ``__dlpack__`` instead: a valid tensor that is not on
     the CPU, let go at once ("NoSync": only ``__dlpack__`` orders the streams), or an exchange
     function that raised (its exceptions need not be those of ``__dlpack__``). The struct is ours
-    as soon as the call returns, so a refusal of its fields runs its deleter before raising.
+    as soon as the call returns, so a refusal of its fields runs its deleter before raising, and
+    so does an interrupt, wherever it lands.
 
     The exchange function does not make the checks the producer's ``__dlpack__`` makes (torch's
     refuses a tensor that requires grad or has the conjugate bit set): which producer types and
     which objects may come here at all is decided above this core (``dlarray._producers``).
     """
-    owner = ImportedTensor()
-    # The object goes by its address (its id in CPython): the C function takes a void*, and this
-    # frame holds a reference to obj for the whole call.
+    slot, owner = _slot_owner()  # owns whatever the exchange function hands over, from the instant it does
     try:
-        importer(id(obj), owner)
-    except Exception:
-        # The exchange function's refusals are not __dlpack__'s (torch raises RuntimeError here
-        # for a sparse, meta or quantized tensor where __dlpack__ raises BufferError): the caller
-        # asks __dlpack__, which refuses (or converts) exactly as the producer does. A function
-        # that reports failure hands over no tensor.
-        return None
-    managed: int = owner[0]
-    if not managed:
-        raise BufferError(f"{type(obj).__name__}'s DLPack exchange API reported success but gave no tensor")
-    # From here the struct is ours; ``owner`` records that (its _deleter) once it is accepted.
-    try:
-        # The exchange API's own major version (checked when it was found) vouches for the
-        # struct's size, so it is read whole; its major version is checked before any use.
-        (major, _minor, _ctx, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
-         shape_ptr, strides_ptr, byte_offset) = read_versioned(MEMORY, managed)
-        geometry = None
-        if (device_type == _CPU and device_id >= 0 and major == DLPACK_MAJOR_VERSION and lanes == 1
-                and (code, bits) in VALID_CODE_BITS):
-            geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
-    except (OverflowError, struct.error):  # a pointer past the address space: read_managed says so
-        geometry = None
-    if geometry is not None:
-        shape, strides = geometry
-        # the ordinary CPU tensor: owned, then straight to the consumer, no result tuples
-        owner._deleter = cached_deleter(deleter) or deleter_function(deleter)
-        return build(owner, data, byte_offset, shape, strides, code, bits, device_type, device_id,
-                     flags)
-    # everything else, and every refusal, through the general checks
-    try:
-        fields, deleter = read_managed(managed, True)
+        # The object goes by its address (its id in CPython): the C function takes a void*, and
+        # this frame holds a reference to obj for the whole call.
+        try:
+            importer(id(obj), slot)
+        except Exception:
+            # The exchange function's refusals are not __dlpack__'s (torch raises RuntimeError here
+            # for a sparse, meta or quantized tensor where __dlpack__ raises BufferError): the caller
+            # asks __dlpack__, which refuses (or converts) exactly as the producer does. A function
+            # that reports failure hands over no tensor.
+            return None
+        managed = slot.value
+        if managed == _NOTHING_ADDRESS or not managed:
+            raise BufferError(f"{type(obj).__name__}'s DLPack exchange API reported success but gave no tensor")
+        try:
+            # The exchange API's own major version (checked when it was found) vouches for the
+            # struct's size, so it is read whole; its major version is checked before any use.
+            (major, _minor, _ctx, _deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
+             shape_ptr, strides_ptr, byte_offset) = read_versioned(MEMORY, managed)
+            geometry = None
+            if (device_type == _CPU and device_id >= 0 and major == DLPACK_MAJOR_VERSION and lanes == 1
+                    and (code, bits) in VALID_CODE_BITS):
+                geometry = ordinary_geometry(ndim, shape_ptr, strides_ptr, byte_offset, data)
+        except (OverflowError, struct.error):  # a pointer past the address space: read_managed says so
+            geometry = None
+        if geometry is not None:
+            # the ordinary CPU tensor: straight to the consumer, no result tuples
+            return build(owner, data, byte_offset, geometry[0], geometry[1], code, bits, device_type,
+                         device_id, flags)
+        # everything else, and every refusal, through the general checks
+        fields, _deleter = read_managed(managed, True)
+        if fields[DEVICE_TYPE_INDEX] != _CPU:
+            owner = None  # let go: the deleter runs now
+            return None
+        return build(owner, *fields[:-1])  # all but the version
     except BaseException:
-        call_deleter_now(managed, deleter_of(managed))
+        owner = None  # first, with no call before it: a struct handed over is freed now
         raise
-    if fields[DEVICE_TYPE_INDEX] != _CPU:
-        call_deleter_now(managed, deleter)
-        return None
-    owner._deleter = deleter_function(deleter)
-    return build(owner, *fields[:-1])  # all but the version

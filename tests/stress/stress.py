@@ -29,6 +29,14 @@ The checks:
     Child interpreters that exit with arrays, exports, cycles, shutdown hooks and daemon threads
     still importing and freeing (``tests/exit_scenarios.py``), run many times, four at once, so
     that shutdown races show up. Every child must exit cleanly.
+``interrupts``
+    Imports of every kind (capsules, refused ones, unknown major versions, producer objects, the C
+    exchange API, numpy capsules, torch tensors, bytearrays, memoryviews, ``__array_interface__``)
+    in a loop while an interval timer (20 to 160 us) raises KeyboardInterrupt whenever a dlarray
+    frame runs, as Ctrl-C does. After each batch, with the timer paused: every tensor's deleter ran exactly
+    once, no claim outlived its import (an unconsumed capsule imports), every buffer export was
+    released (the bytearray grows, the memoryview is released), every numpy array and torch
+    tensor was let go, and no interrupt was lost in a finalizer ("Exception ignored").
 
 Under valgrind (detected from its preloaded libraries) the sizes shrink further and the RSS check
 is skipped: valgrind's own memory makes it meaningless there.
@@ -47,6 +55,7 @@ import json
 import os
 import platform
 import random
+import signal
 import sys
 import tempfile
 import threading
@@ -57,7 +66,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 TESTS = Path(__file__).resolve().parent.parent
 if str(TESTS) not in sys.path:
@@ -75,6 +84,7 @@ import producer
 
 import dlarray
 from dlarray._dlpack import FLAG_READ_ONLY, consume_capsule
+from dlarray.testing._capsules import capsule_name
 
 try:
     import torch
@@ -586,12 +596,182 @@ def threads(seconds: float, count: int = 8, seed: int = 0) -> Outcome:
     return Outcome("threads", not problems, "; ".join(problems) or detail, elapsed, problems)
 
 
+# ----------------------------------------------------------------------------- interrupts
+
+# The timer's period, drawn per batch: the shortest interrupts nearly every import several times,
+# the longest lets many complete between two interrupts (which then land in finalizers and views).
+INTERRUPT_INTERVALS_S = (20e-6, 40e-6, 80e-6, 160e-6)
+_TESTING_DIR = os.path.join(DLARRAY_DIR, "testing")  # the synthetic producer: not dlarray's import
+
+
+class _DescribedBuffer(bytearray):
+    """A bytearray that describes its own buffer through ``__array_interface__`` (data None)."""
+
+    __array_interface__: ClassVar[dict[str, Any]] = {"version": 3, "shape": (4,), "typestr": "|u1",
+                                                    "data": None, "offset": 2}
+
+
+class _InterruptBatch:
+    """What one batch of interrupted imports left, to be checked with the timer paused."""
+
+    def __init__(self) -> None:
+        self.capsules: list[producer.Made] = []  # synthetic capsules (consumed or not)
+        self.serials: list[int] = []  # every synthetic tensor made
+        self.numpy_arrays: list[weakref.ref] = []  # numpy arrays exported as capsules
+        self.buffers: list[tuple[bytearray, memoryview | None]] = []
+        self.tensors: list[tuple[Any, int]] = []  # torch tensors and their use count before
+        self.others: list[Any] = []  # capsules and sources kept until the check
+
+    def attempt(self, rng: random.Random) -> Any:
+        """Make one source at random; return the import to try on it."""
+        kind = rng.randrange(8)
+        if kind == 0:
+            made = producer.make_capsule((2, 3), versioned=rng.random() < 0.5,
+                                         **rng.choice([{}, {}, {"lanes": 2}, {"version": (2, 0)}]))
+            self.capsules.append(made)
+            self.serials.append(made.serial)
+            return lambda: dlarray.from_dlpack(made.capsule)
+        if kind in (1, 2):
+            maker = producer.ExchangeProducer if kind == 2 else producer.Producer
+            fields = rng.choice([{}, {}, {"lanes": 2}, {"device": (2, 0)}])
+            source = maker(shape=(3, 2), **fields)
+            self.others.append(source)
+            copy = None if fields else rng.choice([None, True])  # nothing copies CUDA memory here
+            return lambda: dlarray.from_dlpack(source, copy=copy)
+        if kind == 3:
+            array = np.arange(4.0)
+            self.numpy_arrays.append(weakref.ref(array))
+            capsule = array.__dlpack__(max_version=(1, 0))
+            self.others.append(capsule)
+            return lambda: dlarray.from_dlpack(capsule)
+        if kind == 4 and torch is not None:
+            tensor = torch.zeros(0) if rng.random() < 0.5 else torch.arange(4.0)  # managed, borrowed
+            self.tensors.append((tensor, tensor._use_count()))
+            return lambda: dlarray.from_dlpack(tensor)
+        storage = _DescribedBuffer(b"abcdef") if kind == 5 else bytearray(16)
+        view = memoryview(storage) if kind == 6 else None
+        self.buffers.append((storage, view))
+        source = view if view is not None else storage
+        return lambda: dlarray.asarray(source)
+
+    def check(self) -> list[str]:
+        """With the timer paused: what the batch's imports left must be whole."""
+        problems = []
+        while self.capsules:
+            capsule = self.capsules.pop().capsule
+            if capsule_name(capsule) in (b"dltensor_versioned", b"dltensor"):
+                try:
+                    dlarray.from_dlpack(capsule)
+                except BufferError as exc:
+                    if "being consumed" in str(exc):
+                        problems.append(f"a claim outlived an interrupted import: {exc}")
+            del capsule
+        serials = self.serials + [made.serial for source in self.others
+                                  for made in getattr(source, "made", []) + getattr(source, "exchanged", [])]
+        self.others.clear()
+        gc.collect()
+        wrong = producer.settle(serials)
+        if wrong:
+            problems.append(f"{len(wrong)} tensors whose deleter did not run exactly once")
+        alive = sum(1 for ref in self.numpy_arrays if ref() is not None)
+        if alive:
+            problems.append(f"{alive} numpy arrays exported as capsules never let go")
+        for storage, view in self.buffers:
+            try:
+                if view is not None:
+                    view.release()
+                storage.append(0)
+            except BufferError as exc:
+                problems.append(f"a buffer export outlived its import: {exc}")
+                break
+        for tensor, before in self.tensors:
+            if tensor._use_count() != before:
+                problems.append(f"a torch tensor still held: use count {tensor._use_count()}, was {before}")
+                break
+        self.numpy_arrays.clear()
+        self.buffers.clear()
+        self.tensors.clear()
+        return problems
+
+
+def interrupts(count: int, seed: int = 0, batch: int = 500) -> Outcome:
+    """``count`` imports under a 20-160 us timer that raises KeyboardInterrupt in dlarray's frames."""
+    if count == 0:
+        return Outcome("interrupts", None, "skipped (under valgrind a 20 us timer stalls the run; with "
+                                           "--inject-fault it has nothing to show)")
+    rng = random.Random(seed)
+    baseline = producer.alive_count()
+    doubles_before = len(producer.double_deletes)
+    active = [False]
+    raised = [0]
+
+    def interrupt(signum: int, frame: Any) -> None:
+        # as Ctrl-C would, but only while dlarray's own code (not the test producer's) runs
+        if active[0] and frame is not None:
+            filename = frame.f_code.co_filename
+            if filename.startswith(DLARRAY_DIR) and not filename.startswith(_TESTING_DIR):
+                raised[0] += 1
+                raise KeyboardInterrupt
+
+    lost: list[str] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda report: lost.append(f"{report.exc_type.__name__} in {report.object!r}")
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    problems: list[str] = []
+    interrupted = completed = 0
+    start = time.perf_counter()
+    try:
+        done = 0
+        while done < count:
+            work = _InterruptBatch()
+            attempts = [work.attempt(rng) for _ in range(min(batch, count - done))]
+            active[0] = True
+            period = rng.choice(INTERRUPT_INTERVALS_S)
+            signal.setitimer(signal.ITIMER_REAL, period, period)
+            while attempts:
+                try:
+                    attempts.pop()()  # the import's result is dropped at once
+                    completed += 1
+                except KeyboardInterrupt:
+                    interrupted += 1
+                except BufferError:
+                    completed += 1  # refused: the refusal must leave the capsule whole too
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            active[0] = False
+            problems += work.check()
+            done += batch
+            if len(problems) > 10:
+                break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        active[0] = False
+        signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = hook
+    elapsed = time.perf_counter() - start
+    gc.collect()
+    left = max(0, producer.alive_count() - baseline)
+    if left:
+        problems.append(f"{left} test-producer tensors still alive")
+    doubles = len(producer.double_deletes) - doubles_before
+    if doubles:
+        problems.append(f"{doubles} double deletes")
+    if lost:
+        problems.append(f"{len(lost)} interrupts lost in finalizers, e.g. {lost[0]}")
+    if not interrupted:
+        problems.append("no import was interrupted: the check tried nothing")
+    detail = (f"{interrupted + completed} imports, {interrupted} interrupted ({raised[0]} interrupts "
+              f"raised), {completed} completed: every deleter exactly once, no claim or export left")
+    return Outcome("interrupts", not problems, "; ".join(problems[:5]) or detail, elapsed, problems)
+
+
 # ----------------------------------------------------------------------------- main
 
 FULL = {"mixed": 100_000, "cycles": 300_000, "warmup": 20_000, "traced": 20_000, "seconds": 10.0,
-        "exits": 240}
-QUICK = {"mixed": 3_000, "cycles": 6_000, "warmup": 1_000, "traced": 1_000, "seconds": 1.5, "exits": 4}
-VALGRIND_QUICK = {"mixed": 2_000, "cycles": 0, "warmup": 50, "traced": 200, "seconds": 3.0, "exits": 0}
+        "exits": 240, "interrupted": 100_000}
+QUICK = {"mixed": 3_000, "cycles": 6_000, "warmup": 1_000, "traced": 1_000, "seconds": 1.5, "exits": 4,
+         "interrupted": 3_000}
+VALGRIND_QUICK = {"mixed": 2_000, "cycles": 0, "warmup": 50, "traced": 200, "seconds": 3.0, "exits": 0,
+                  "interrupted": 0}
 
 
 def exits(runs: int, concurrent: int = 4) -> Outcome:
@@ -663,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
         ("tracemalloc", lambda: tracemalloc_growth(sizes["traced"], sizes["warmup"], args.inject_fault)),
         ("threads", lambda: threads(sizes["seconds"], 8, args.seed)),
         ("exit", lambda: exits(0 if args.inject_fault else sizes["exits"])),
+        ("interrupts", lambda: interrupts(0 if args.inject_fault else sizes["interrupted"], args.seed)),
     ]
     outcomes = []
     for name, check in checks:
