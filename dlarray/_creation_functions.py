@@ -11,14 +11,17 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _adopt, copy_argument, from_bits, wrap
+from ._array import _new as _array_of_fields
+from ._backend import BackendUnavailable
 from ._data_type_functions import astype
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device, devices_differ
 from ._dlpack import (
     DLPACK_VERSION,
     CapsuleType,
     consume_capsule,
+    contiguous_strides,
 )
-from ._dtypes import INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, from_numpy_dtype, int64
+from ._dtypes import BY_DLPACK, BY_NUMPY, INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, int64
 from . import _interfaces
 from ._args import scalar_device, scalar_value, xp_of
 from ._producers import fast_import_for, import_refusal_for
@@ -65,8 +68,11 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         copy there (``dl_device``), else the data is moved after the import.
     copy
         ``True``: always copy (made here where the producer refuses to, as cupy does on the
-        GPU). ``False``: never copy (`BufferError` if the producer would have to).
-        ``None``: copy only if needed. numpy's bools count as bools; nothing else does.
+        GPU). ``False``: never copy (`BufferError` if the producer would have to, or if ``x``
+        cannot be held as it lies). ``None``: copy only if needed: a numpy array whose strides
+        are not multiples of its itemsize (a structured array's field: DLPack counts strides in
+        elements) or whose byte order is foreign (DLPack has none) is copied. numpy's bools
+        count as bools; nothing else does.
 
     Returns
     -------
@@ -85,7 +91,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         An unknown device name, or a device pair naming no DLPack device.
     BufferError
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
-        ``copy=False`` and a copy is needed; a torch tensor with the negative bit set.
+        ``copy=False`` and a copy is needed (the message says why); a torch tensor with the
+        negative bit set.
         A producer's own refusal (torch's for a tensor that requires grad) reaches the caller
         as the producer raised it.
 
@@ -125,6 +132,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         array = x
     elif kind is _ndarray:
         array = _from_numpy(x)
+        if array is None:  # not as it lies: copied (not again below), or refused for copy=False
+            array = _copied_numpy(x, copy, for_asarray=False)
+            copy = None
     elif kind is CapsuleType:
         array = Array._from_tensor(*consume_capsule(x))
     else:
@@ -175,21 +185,71 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
     return array
 
 
-def _from_numpy(native: np.ndarray) -> Array:
-    """Adopt a numpy array (our own backend type) without a capsule: same memory, same owner."""
-    from_numpy_dtype(native.dtype)  # refuses what dlarray cannot describe (byte order, kind)
+def _from_numpy(native: np.ndarray) -> Array | None:
+    """Adopt a numpy array (our own backend type) without a capsule: same memory, same owner.
+
+    None where it cannot be held as it lies (:func:`_copied_numpy` then copies or says why).
+    """
+    if _dtype_of_numpy(native.dtype) is None:  # a foreign byte order, or no dlarray dtype at all
+        return None
     itemsize = native.itemsize
     for stride in native.strides:  # a loop, not any(generator): this is the import hot path
         if stride % itemsize:
-            _refuse_strides(native.strides, itemsize)
+            return None
     return wrap(native)
 
 
-def _refuse_strides(strides: tuple[int, ...], itemsize: int) -> None:
-    raise BufferError(
-        f"numpy array strides {strides} are not multiples of its itemsize {itemsize}; "
-        f"DLPack counts strides in elements"
-    )
+_dtype_of_numpy = BY_NUMPY.get
+
+
+def _copied_numpy(native: np.ndarray, copy: bool | None, for_asarray: bool) -> Array:
+    """A numpy array whose elements cannot be held where they lie, copied (C order, native byte
+    order) unless ``copy`` is False: then the reason, in the class the standard gives (ValueError
+    for asarray, BufferError for from_dlpack). TypeError, copy or not, for a dtype dlarray has
+    not (object, structured, long double, ...)."""
+    dtype = native.dtype
+    target = _dtype_of_numpy(dtype.newbyteorder("="))
+    if target is None:
+        raise TypeError(f"numpy dtype {dtype} has no dlarray equivalent")
+    if not dtype.isnative:
+        reason = f"numpy array dtype {dtype.str!r} is not in native byte order; DLPack has no byte order"
+    else:  # the field of a structured array, a view of a buffer at odd byte steps
+        reason = (f"numpy array strides {native.strides} are not multiples of its itemsize {dtype.itemsize}; "
+                  f"DLPack counts strides in elements")
+    if copy is False:
+        if for_asarray:
+            raise ValueError(f"{reason}: it can only be copied, and copy=False forbids it")
+        raise BufferError(f"{reason}: it can only be copied, and copy=False forbids it")
+    return wrap(native.astype(target.numpy_dtype, order="C"))
+
+
+def _held(describe: Callable[[Any], tuple[Any, Any]], obj: object, copy: bool | None) -> tuple[Array, bool]:
+    """``obj`` as an Array over its memory, described by ``describe`` (a buffer or interface
+    reader of dlarray._interfaces), and False; where its elements cannot be held where they lie
+    (``CopyNeeded``), their copy and True, unless ``copy`` is False (ValueError with the reason)."""
+    try:
+        return Array._from_tensor(*describe(obj)), False
+    except _interfaces.CopyNeeded as needed:
+        if copy is False:
+            raise ValueError(f"{needed}: it can only be copied, and copy=False forbids it") from None
+        return _copy_of_elements(needed), True
+
+
+def _copy_of_elements(needed: _interfaces.CopyNeeded) -> Array:
+    """The copy a ``CopyNeeded`` describes, on the device of its elements: their bytes copied in C
+    order (each element's bytes reversed first where they are in the foreign byte order), then
+    held as the elements' dtype."""
+    elements = Array._from_tensor(needed.elements, needed.owner)  # uint8, one more dimension
+    if needed.swapped:
+        elements = elements[..., ::-1]
+    try:
+        copied = elements._copy()
+    except BackendUnavailable as exc:
+        raise TypeError(f"{needed}; copying it: {exc}") from None
+    copied._ensure_metadata()
+    shape = needed.shape
+    return _array_of_fields(None, copied._owner, copied._data, 0, shape, contiguous_strides(shape),
+                            BY_DLPACK[needed.dtype_code, needed.dtype_bits], copied._device, 0, copied._stream)
 
 
 def asarray(
@@ -217,8 +277,10 @@ def asarray(
     device
         Device of the result. A different device than the source's means a copy.
     copy
-        ``True``: always copy. ``False``: never copy; `ValueError` if a copy is needed.
-        ``None``: copy only if needed.
+        ``True``: always copy. ``False``: never copy; `ValueError` if a copy is needed (saying
+        why). ``None``: copy only if needed: elements that cannot be held where they lie (byte
+        strides that are not multiples of the itemsize, as a structured array's field has; a
+        foreign byte order) are copied into C order and native byte order.
 
     Returns
     -------
@@ -247,6 +309,10 @@ def asarray(
     Array(1.5, dtype=float32, device=cpu)
     >>> xp.asarray(b"ab")  # zero-copy over the bytes object, hence read-only
     Array([97, 98], dtype=uint8, device=cpu, readonly=True)
+    >>> import numpy as np
+    >>> records = np.array([(1.5, 7), (2.5, 8)], dtype=[("a", "f8"), ("b", "i4")])
+    >>> xp.asarray(records["a"])  # strides of 12 bytes, not whole float64s: copied
+    Array([1.5, 2.5], dtype=float64, device=cpu)
     """
     if copy is not None and copy is not True and copy is not False:
         copy = copy_argument(copy)
@@ -257,14 +323,17 @@ def asarray(
         kind in (bool, int, float, complex) or isinstance(obj, (list, tuple, range))
     ):
         target_device = DEFAULT_DEVICE  # a new buffer goes to the default device
+    copied = False
     if kind is Array:
         array = obj
     elif kind is _ndarray:
         array = _from_numpy(obj)
+        if array is None:  # not as it lies: copied, or refused for copy=False
+            array, copied = _copied_numpy(obj, copy, for_asarray=True), True
     elif kind is bytes:
         array = _interfaces.from_bytes(obj, _adopt)
     elif kind is bytearray or kind is memoryview:
-        array = Array._from_tensor(*_interfaces.from_buffer(obj))
+        array, copied = _held(_interfaces.from_buffer, obj, copy)
     elif kind in (bool, int, float, complex) or isinstance(obj, (list, tuple, range, np.generic)):
         if copy is False:
             raise ValueError(f"a {kind.__name__} must be copied into a new buffer, and copy=False forbids it")
@@ -272,14 +341,13 @@ def asarray(
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, (bytes, bytearray, memoryview)):
         array = from_dlpack(obj, copy=False if copy is False else None)
     elif hasattr(obj, "__cuda_array_interface__"):
-        array = Array._from_tensor(*_interfaces.from_cuda_array_interface(obj))
+        array, copied = _held(_interfaces.from_cuda_array_interface, obj, copy)
     elif hasattr(obj, "__array_interface__"):
-        array = Array._from_tensor(*_interfaces.from_array_interface(obj))
+        array, copied = _held(_interfaces.from_array_interface, obj, copy)
     elif _interfaces.supports_buffer(obj):
-        array = Array._from_tensor(*_interfaces.from_buffer(obj))
+        array, copied = _held(_interfaces.from_buffer, obj, copy)
     else:
         raise TypeError(f"cannot make an array from {kind.__name__}")
-    copied = False
     if target_device is not None and target_device is not array._device:
         if copy is False:
             raise ValueError(f"moving the data from {array._device} to {target_device} needs a copy, and copy=False forbids it")

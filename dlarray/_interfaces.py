@@ -66,6 +66,56 @@ def _hold_buffer(obj: object, flags: int) -> tuple[_PyBuffer, BufferHold]:
     return view, hold
 
 
+class CopyNeeded(BufferError):
+    """A buffer or interface whose elements cannot be held where they lie, but can be copied.
+
+    Its byte strides are not multiples of the itemsize (DLPack counts strides in elements: the
+    field of a structured array), or its elements are not in native byte order (DLPack has none).
+    The message says which. The rest describes the copy, every other check passed:
+
+    ``elements``
+        the bytes the elements occupy, validated as a tensor of its own: uint8, with one more
+        dimension of the itemsize (stride 1), so that its checks bound every byte a copy reads.
+    ``owner``
+        what keeps them alive.
+    ``shape``, ``dtype_code``, ``dtype_bits``
+        what the copy holds, in C order.
+    ``swapped``
+        whether the bytes of each element are in the foreign order.
+    """
+
+    def __init__(self, reason: str, elements: TensorInfo, owner: object, shape: tuple[int, ...],
+                 dtype_code: int, dtype_bits: int, swapped: bool) -> None:
+        super().__init__(reason)
+        self.elements = elements
+        self.owner = owner
+        self.shape = shape
+        self.dtype_code = dtype_code
+        self.dtype_bits = dtype_bits
+        self.swapped = swapped
+
+
+def _elements_to_copy(data: int, offset: int, shape: tuple[int, ...], byte_strides: tuple[int, ...], bits: int,
+                      device_type: int, readonly: bool, where: str) -> tuple[TensorInfo, int, int]:
+    """The bytes of elements that only a copy can hold (see :class:`CopyNeeded`), validated, and
+    the lowest and one-past-highest address they reach."""
+    byte_shape = (*shape, bits // 8)
+    byte_strides = (*byte_strides, 1)
+    low, high = validate_fields(data, offset, byte_shape, byte_strides, _UINT, 8, 1, device_type, 0, where)
+    elements = TensorInfo(data, offset, byte_shape, byte_strides, _UINT, 8, device_type, 0,
+                          FLAG_READ_ONLY if readonly else 0, None)
+    return elements, low, high
+
+
+def _stride_reason(byte_strides: tuple[int, ...], itemsize: int, where: str) -> str | None:
+    """Why ``byte_strides`` cannot be DLPack's (None if each is a multiple of ``itemsize``)."""
+    for stride in byte_strides:
+        if stride % itemsize:
+            return (f"{where} strides {byte_strides} (in bytes) are not multiples of the itemsize {itemsize}; "
+                    f"DLPack counts strides in elements")
+    return None
+
+
 _bytes_address = _capi.bytes_as_string
 
 
@@ -118,24 +168,27 @@ _FORMATS["c"] = (DLDataTypeCode.UINT, 8)
 _BUFFER = "buffer"  # ``where`` in validate_fields' messages
 
 
-def _parse_format(fmt: str) -> tuple[int, int]:
+def _parse_format(fmt: str) -> tuple[int, int, bool]:
+    """``(code, bits, swapped)`` of a buffer format: ``swapped`` for elements in the foreign byte
+    order (what a copy can hold). BufferError for a format with no DLPack dtype."""
     body = fmt
+    swapped = False
     if body[:1] in "@=<>!":
         order, body = body[0], body[1:]
-        if order == "!" or (order == ">" and _LITTLE) or (order == "<" and not _LITTLE):
-            if body not in ("b", "B", "?", "c"):
-                raise BufferError(f"buffer format {fmt!r} is not in native byte order; DLPack has no byte order")
+        swapped = (order in "!>" and _LITTLE) or (order == "<" and not _LITTLE)  # "!": big-endian
     found = _FORMATS.get(body)
     if found is None:
         raise BufferError(f"buffer format {fmt!r} has no DLPack dtype")
-    return found
+    return (*found, swapped and found[1] > 8)
 
 
 def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
     """Describe ``obj``'s buffer (bytes, bytearray, array.array, memoryview, mmap, ...) zero-copy.
 
     The buffer's own fields (format, itemsize, ndim, shape, strides) are parsed here; the
-    description they give passes :func:`validate_fields`, as a capsule's does.
+    description they give passes :func:`validate_fields`, as a capsule's does. Elements that only
+    a copy can hold (byte strides that are not multiples of the itemsize, a foreign byte order)
+    raise :class:`CopyNeeded`, which describes the copy.
 
     Examples
     --------
@@ -147,7 +200,7 @@ def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
     if view.suboffsets:
         raise BufferError("buffers with suboffsets (PIL-style indirect arrays) are not supported")
     fmt = (view.format or b"B").decode("ascii", "backslashreplace")
-    code, bits = _parse_format(fmt)
+    code, bits, swapped = _parse_format(fmt)
     itemsize = view.itemsize
     if itemsize * 8 != bits:
         raise BufferError(f"buffer format {fmt!r} has itemsize {itemsize}, expected {bits // 8}")
@@ -155,22 +208,22 @@ def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
     # shape and strides are C arrays of ndim entries: read only once ndim is known good
     check_ndim(ndim, bool(view.shape), _BUFFER)
     shape = tuple(view.shape[:ndim])
-    strides = _element_strides(tuple(view.strides[:ndim]), itemsize, _BUFFER) if view.strides else (
-        contiguous_strides(shape))
     data = view.buf or 0
+    if view.strides:
+        byte_strides = tuple(view.strides[:ndim])
+        reason = _stride_reason(byte_strides, itemsize, _BUFFER)
+        strides = tuple(stride // itemsize for stride in byte_strides)
+    else:
+        strides = contiguous_strides(shape)
+        byte_strides, reason = tuple(stride * itemsize for stride in strides), None
+    if swapped:
+        reason = f"buffer format {fmt!r} is not in native byte order; DLPack has no byte order"
+    if reason is not None:
+        elements = _elements_to_copy(data, 0, shape, byte_strides, bits, _CPU, bool(view.readonly), _BUFFER)[0]
+        raise CopyNeeded(reason, elements, hold, shape, code, bits, swapped)
     validate_fields(data, 0, shape, strides, code, bits, 1, _CPU, 0, _BUFFER)
     info = TensorInfo(data, 0, shape, strides, code, bits, _CPU, 0, FLAG_READ_ONLY if view.readonly else 0, None)
     return info, hold
-
-
-def _element_strides(byte_strides: tuple[int, ...], itemsize: int, where: str) -> tuple[int, ...]:
-    for stride in byte_strides:
-        if stride % itemsize:
-            raise BufferError(
-                f"{where} strides {byte_strides} (in bytes) are not multiples of the itemsize {itemsize}; "
-                f"DLPack counts strides in elements"
-            )
-    return tuple(stride // itemsize for stride in byte_strides)
 
 
 _TYPESTR_KINDS = {"b": DLDataTypeCode.BOOL, "i": DLDataTypeCode.INT, "u": DLDataTypeCode.UINT,
@@ -178,9 +231,10 @@ _TYPESTR_KINDS = {"b": DLDataTypeCode.BOOL, "i": DLDataTypeCode.INT, "u": DLData
 _FOREIGN_ORDER = ">" if _LITTLE else "<"
 
 
-def _parse_typestr(typestr: object, where: str) -> tuple[int, int]:
-    """``(code, bits)`` of an interface ``typestr`` such as ``'<f4'``; BufferError naming the typestr
-    for one with no DLPack dtype or a foreign byte order."""
+def _parse_typestr(typestr: object, where: str) -> tuple[int, int, bool]:
+    """``(code, bits, swapped)`` of an interface ``typestr`` such as ``'<f4'`` (``swapped``: in the
+    foreign byte order, what a copy can hold); BufferError naming the typestr for one with no
+    DLPack dtype."""
     if not isinstance(typestr, str):
         raise TypeError(f"{where} 'typestr' must be a str such as '<f4', got {type(typestr).__name__}")
     order, kind, size = typestr[:1], typestr[1:2], typestr[2:]
@@ -192,9 +246,7 @@ def _parse_typestr(typestr: object, where: str) -> tuple[int, int]:
     bits = int(size) * 8
     if (code, bits) not in VALID_CODE_BITS:
         raise BufferError(f"{where} typestr {typestr!r} has no DLPack dtype")
-    if order == _FOREIGN_ORDER and bits > 8:
-        raise BufferError(f"{where} typestr {typestr!r} is not in native byte order; DLPack has no byte order")
-    return code, bits
+    return code, bits, order == _FOREIGN_ORDER and bits > 8
 
 
 def _parse_int(value: object, where: str, field: str) -> int:
@@ -214,22 +266,23 @@ def _parse_ints(value: object, where: str, field: str) -> tuple[int, ...]:
     return tuple(_parse_int(item, where, f"'{field}' entry") for item in value)
 
 
-def _parse_geometry(spec: dict[str, Any], where: str) -> tuple[tuple[int, ...], tuple[int, ...] | None, int, int]:
-    """The typestr, shape and byte strides of an interface dict: (shape, element strides or None
-    for C-contiguous, code, bits). Malformed fields: TypeError/ValueError/BufferError naming them."""
+def _parse_geometry(spec: dict[str, Any], where: str) -> tuple[tuple[int, ...], tuple[int, ...] | None, int, int, bool]:
+    """The typestr, shape and byte strides of an interface dict: (shape, byte strides or None for
+    C-contiguous, code, bits, swapped). Malformed fields: TypeError/ValueError/BufferError naming
+    them."""
     if spec.get("mask") is not None:
         raise BufferError(f"{where} with a mask is not supported")
-    code, bits = _parse_typestr(spec.get("typestr"), where)
+    code, bits, swapped = _parse_typestr(spec.get("typestr"), where)
     if "shape" not in spec:
         raise TypeError(f"{where} has no 'shape'")
     shape = _parse_ints(spec["shape"], where, "shape")
     byte_strides = spec.get("strides")
     if byte_strides is None:
-        return shape, None, code, bits
+        return shape, None, code, bits, swapped
     parsed = _parse_ints(byte_strides, where, "strides")
     if len(parsed) != len(shape):
         raise ValueError(f"{where} 'strides' {parsed} has {len(parsed)} entries but 'shape' {shape} has {len(shape)}")
-    return shape, _element_strides(parsed, bits // 8, where), code, bits
+    return shape, parsed, code, bits, swapped
 
 
 def _parse_data(data: object, where: str) -> tuple[int, bool]:
@@ -247,16 +300,17 @@ def _parse_data(data: object, where: str) -> tuple[int, bool]:
 
 
 def _interface_info(
-    spec: object, device_type: int, where: str, buffer: tuple[int, int, bool] | None = None
+    spec: object, device_type: int, where: str, owner: object, buffer: tuple[int, int, bool] | None = None
 ) -> TensorInfo:
     """Parse an interface dict, validate what it describes, and return it as a TensorInfo.
 
     ``buffer`` is ``(address, length, read_only)`` of the object's own buffer when ``data`` is
-    None: the elements, from ``offset`` on, must lie inside it.
+    None: the elements, from ``offset`` on, must lie inside it. :class:`CopyNeeded` (its
+    ``owner``: ``owner``) for elements that can only be copied.
     """
     if not isinstance(spec, dict):
         raise TypeError(f"{where} must be a dict, got {type(spec).__name__}")
-    shape, strides, code, bits = _parse_geometry(spec, where)
+    shape, byte_strides, code, bits, swapped = _parse_geometry(spec, where)
     if buffer is None:
         pointer, readonly = _parse_data(spec.get("data"), where)
         offset = 0
@@ -265,14 +319,28 @@ def _interface_info(
         offset = _parse_int(spec.get("offset", 0), where, "'offset'")
         if not 0 <= offset <= length:
             raise BufferError(f"{where} 'offset' {offset} lies outside the object's buffer of {length} bytes")
-    if strides is None:
+    itemsize = bits // 8
+    if byte_strides is None:
         strides = contiguous_strides(shape)
-    low, high = validate_fields(pointer, offset, shape, strides, code, bits, 1, device_type, 0, where)
+        reason = None
+    else:
+        reason = _stride_reason(byte_strides, itemsize, where)
+        strides = tuple(stride // itemsize for stride in byte_strides)
+    if swapped:
+        reason = f"{where} typestr {spec['typestr']!r} is not in native byte order; DLPack has no byte order"
+    if reason is None:
+        low, high = validate_fields(pointer, offset, shape, strides, code, bits, 1, device_type, 0, where)
+    else:
+        described = byte_strides if byte_strides is not None else tuple(s * itemsize for s in strides)
+        elements, low, high = _elements_to_copy(pointer, offset, shape, described, bits, device_type, readonly,
+                                                where)
     if buffer is not None and low != high and (low < pointer or high > pointer + length):
         raise BufferError(
             f"{where} 'shape' {shape} and 'strides' from 'offset' {offset} reach past the object's buffer "
             f"of {length} bytes"
         )
+    if reason is not None:
+        raise CopyNeeded(reason, elements, owner, shape, code, bits, swapped)
     return TensorInfo(pointer, offset, shape, strides, code, bits, device_type, 0,
                       FLAG_READ_ONLY if readonly else 0, None)
 
@@ -283,7 +351,8 @@ def from_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     ``data`` is ``(pointer, read_only)`` (the object is the owner; ``offset`` is ignored, as numpy
     ignores it), or None: then the object's own buffer holds the data from ``offset`` on, and
     every element must lie inside that buffer (the held buffer is the owner). What the interface
-    describes passes :func:`validate_fields`, as a capsule's fields do.
+    describes passes :func:`validate_fields`, as a capsule's fields do; :class:`CopyNeeded` for
+    elements that only a copy can hold.
 
     Examples
     --------
@@ -301,8 +370,8 @@ def from_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
             raise TypeError(f"{where} 'data' is None, but {type(obj).__name__} has no buffer to hold the data")
         view, hold = _hold_buffer(obj, _PyBUF_SIMPLE)
         buffer = (view.buf or 0, view.len, bool(view.readonly))
-        return _interface_info(spec, _CPU, where, buffer), hold
-    return _interface_info(spec, _CPU, where), obj
+        return _interface_info(spec, _CPU, where, hold, buffer), hold
+    return _interface_info(spec, _CPU, where, obj), obj
 
 
 def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
@@ -319,7 +388,12 @@ def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     version = spec.get("version", 2)
     if version not in (2, 3) or isinstance(version, bool):
         raise BufferError(f"{where} version {version!r} is not supported (2 or 3)")
-    info = _interface_info(spec, _CUDA, where)
+    copy = None
+    try:
+        info = _interface_info(spec, _CUDA, where, obj)
+    except CopyNeeded as needed:  # the elements' bytes go through the same steps, then a copy
+        info = needed.elements
+        copy = (str(needed), needed.owner, needed.shape, needed.dtype_code, needed.dtype_bits, needed.swapped)
     stream = spec.get("stream")
     if stream is not None and _cuda.consumer_stream(stream) == _cuda.NO_SYNC:
         raise ValueError(f"{where} stream -1 is not allowed (the protocol has no 'no sync')")
@@ -333,4 +407,7 @@ def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
     if stream is not None and driver is not None:
         # v3: the consumer synchronizes on the producer's stream before using the data
         _cuda.check(driver.cuStreamSynchronize(ctypes.c_void_p(stream)), "cuStreamSynchronize")
+    if copy is not None:  # a new exception, not the one caught: no frame of it refers to it
+        reason, owner, shape, code, bits, swapped = copy
+        raise CopyNeeded(reason, info, owner, shape, code, bits, swapped)
     return info, obj

@@ -3,11 +3,12 @@
 A KeyboardInterrupt from a signal handler is raised between two bytecodes of whatever Python frame
 runs (never inside a C call, ctypes calls included). This module raises one at the k-th point of
 an import, for k = 1, 2, ... until the import runs to its end without reaching k: a point is every
-bytecode instruction of a source line (but NOP) and every function entry executed in dlarray's own
-frames, found with ``sys.settrace`` and ``frame.f_trace_opcodes``. That is more points than real
-signals have: the interpreter checks for them only at function entries, after calls and at the end
-of a loop's body. The producer's code (``dlarray.testing``, numpy,
-torch) is not interrupted: what it does on Ctrl-C is its own affair.
+bytecode instruction of a source line (but a few that never raise, see ``Interrupt.points``) and
+every function entry executed in dlarray's own frames, found with ``sys.settrace`` and
+``frame.f_trace_opcodes``. That is more points than real signals have: the interpreter checks
+for them only at function entries, after calls and at the end of a loop's body. The producer's
+code (``dlarray.testing``, numpy, torch) is not interrupted: what it does on Ctrl-C is its own
+affair.
 
 After each attempt, interrupted or not, an import must have completed or left nothing behind:
 
@@ -49,7 +50,7 @@ from dlarray.testing._capsules import DeleterWatch, capsule_name
 PACKAGE = str(Path(xp.__file__).resolve().parent) + os.sep
 PRODUCER_CODE = PACKAGE + "testing" + os.sep  # the synthetic producer: not dlarray's import
 UNUSED = (b"dltensor_versioned", b"dltensor")
-_NOP = dis.opmap["NOP"]
+_NEVER_INTERRUPTED = frozenset(dis.opmap[name] for name in ("NOP", "PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE"))
 
 
 class Interrupt:
@@ -68,13 +69,14 @@ class Interrupt:
         return self.points(frame, event, arg)
 
     def points(self, frame: Any, event: str, arg: Any) -> Any:
-        # Two kinds of instruction are left out: no signal is ever checked for there, and an
-        # exception raised there by a tracer does what no real one can. Those without a source line
-        # are the interpreter's bookkeeping of exception handlers (PUSH_EXC_INFO, POP_EXCEPT,
-        # RERAISE; raised there, the thread's handled exception stays set); a NOP (the trace of a
-        # ``try:`` line) lies outside every handler's range, as an instruction that cannot raise.
+        # Left out: instructions where no signal is ever checked for, and where an exception
+        # raised by a tracer does what no real one can. Those without a source line and the
+        # interpreter's bookkeeping of exception handlers (PUSH_EXC_INFO, POP_EXCEPT, RERAISE, also
+        # on the line of a ``return`` inside an ``except``): raised there, the thread's handled
+        # exception stays set, holding what it refers to. A NOP (the trace of a ``try:`` line) lies
+        # outside every handler's range, as an instruction that cannot raise.
         if event == "call" or (event == "opcode" and frame.f_lineno is not None
-                               and frame.f_code.co_code[frame.f_lasti] != _NOP):
+                               and frame.f_code.co_code[frame.f_lasti] not in _NEVER_INTERRUPTED):
             self.seen += 1
             if self.seen == self.k:
                 self.where = f"{frame.f_code.co_name}:{frame.f_lineno}"
@@ -244,6 +246,25 @@ def buffer_export(make: Callable[[], Any], view: bool = False) -> Callable[[int,
     return attempt
 
 
+def copied_field(k: int, problems: list[str]) -> Attempt:
+    """A field of a structured array over a bytearray, through a memoryview: its strides are not
+    multiples of its itemsize, so asarray copies it. No export of the bytearray may remain."""
+    storage = bytearray(36)
+    field = np.frombuffer(storage, dtype=[("a", "f8"), ("b", "i4")])["a"]
+    view = memoryview(field)
+    tried = Attempt(k, lambda: xp.asarray(view))
+    where = f"k={k} at {tried.where or 'end'}"
+    tried.drop()
+    view.release()
+    del field
+    gc.collect()
+    try:
+        storage.append(0)
+    except BufferError as exc:
+        problems.append(f"{where}: the buffer is still exported: {exc}")
+    return tried
+
+
 def _torch() -> Any:
     import torch
 
@@ -268,6 +289,7 @@ SCENARIOS: dict[str, Callable[[int, list[str]], Attempt]] = {
     "memoryview": buffer_export(lambda: bytearray(16), view=True),
     "array.array": buffer_export(lambda: array.array("d", [1.0, 2.0])),
     "array-interface": buffer_export(lambda: _Described(b"abcdef")),
+    "copied-field": copied_field,
 }
 
 

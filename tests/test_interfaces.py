@@ -84,17 +84,20 @@ def test_memoryview_cast_and_mmap() -> None:
     m.close()
 
 
-def test_misaligned_strides_are_refused() -> None:
-    raw = np.zeros(10, dtype=np.uint8)
+def test_misaligned_strides_are_copied_or_refused_for_copy_false() -> None:
+    raw = np.arange(10, dtype=np.uint8)
     odd = np.lib.stride_tricks.as_strided(raw.view(np.int16)[:2], shape=(3,), strides=(3,))
-    with pytest.raises(BufferError, match="multiples"):
-        dlarray.asarray(memoryview(odd))
+    with pytest.raises(ValueError, match="multiples.*copy=False"):
+        dlarray.asarray(memoryview(odd), copy=False)
+    assert np.array_equal(np.asarray(dlarray.asarray(memoryview(odd))), odd)
 
 
-def test_non_native_byte_order_is_refused() -> None:
+def test_non_native_byte_order_is_copied_or_refused_for_copy_false() -> None:
     big = np.arange(3, dtype=">i4")
-    with pytest.raises((BufferError, TypeError)):
-        dlarray.asarray(memoryview(big))
+    with pytest.raises(ValueError, match="native byte order.*copy=False"):
+        dlarray.asarray(memoryview(big), copy=False)
+    x = dlarray.asarray(memoryview(big))
+    assert x.dtype == dlarray.int32 and np.asarray(x).tolist() == [0, 1, 2]
 
 
 class _Interface:
@@ -361,7 +364,6 @@ _GOOD = {"version": 3, "shape": (2, 3), "typestr": "<f4", "data": (4096, False),
         ({"shape": None}, TypeError, "'shape' must be a tuple"),
         ({"strides": (12.0, 4)}, TypeError, "'strides' entry must be an int"),
         ({"strides": (12, 4, 1)}, ValueError, "'strides' .* 3 entries but 'shape'"),
-        ({"strides": (12, 3)}, BufferError, "strides .* not multiples of the itemsize 4"),
         ({"data": (4096.0, False)}, TypeError, "data pointer must be an int, got float"),
         ({"data": (4096, False, 0)}, ValueError, "'data' must be a .* pair"),
         ({"data": [4096, False]}, TypeError, "'data' must be a"),
@@ -382,7 +384,6 @@ _GOOD = {"version": 3, "shape": (2, 3), "typestr": "<f4", "data": (4096, False),
         ({"typestr": "<f٤"}, BufferError, "typestr"),
         ({"typestr": "xf4"}, BufferError, "typestr 'xf4' does not start with a byte order"),
         ({"typestr": "!f4"}, BufferError, "byte order"),
-        ({"typestr": (">" if sys.byteorder == "little" else "<") + "f4"}, BufferError, "native byte order"),
         ({"typestr": b"<f4"}, TypeError, "'typestr' must be a str"),
         ({"typestr": None}, TypeError, "'typestr' must be a str"),
     ],
@@ -392,6 +393,92 @@ def test_interface_fields_are_checked_and_named(change: dict, error: type, messa
     spec = {**_GOOD, **change}
     with pytest.raises(error, match=message):
         dlarray.asarray(make(spec))
+
+
+_FOREIGN = ">" if sys.byteorder == "little" else "<"
+#: descriptions that are valid but whose elements cannot be held where they lie, and the reason
+NOT_AS_THEY_LIE = [
+    ({"strides": (12, 3)}, "strides .* not multiples of the itemsize 4; DLPack counts strides in elements"),
+    ({"typestr": _FOREIGN + "f4"}, "not in native byte order; DLPack has no byte order"),
+]
+
+
+@pytest.mark.parametrize(("change", "reason"), NOT_AS_THEY_LIE)
+@pytest.mark.parametrize("make", [_ArrayInterface, _CudaArrayInterface], ids=["array", "cuda"])
+def test_elements_that_cannot_be_held_as_they_lie_are_refused_only_for_copy_false(
+    change: dict, reason: str, make: Any
+) -> None:
+    """Byte strides that are not multiples of the itemsize, or a foreign byte order: a copy can
+    hold the elements; ``copy=False`` forbids it and hears why (nothing is read: the pointer is
+    made up)."""
+    spec = {**_GOOD, **change}
+    with pytest.raises(ValueError, match=f"{reason}: it can only be copied, and copy=False forbids it"):
+        dlarray.asarray(make(spec), copy=False)
+    reader = _interfaces.from_array_interface if make is _ArrayInterface else _interfaces.from_cuda_array_interface
+    with pytest.raises(BufferError, match=reason):  # what the reader says (CopyNeeded is a BufferError)
+        reader(make(spec))
+
+
+@pytest.mark.parametrize(("change", "reason"), NOT_AS_THEY_LIE)
+def test_a_copy_of_cuda_elements_needs_cupy_and_says_why(
+    change: dict, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without cupy (the GPU is hidden here) the copy cannot be made: a TypeError with the reason.
+    The description is valid, so the driver is asked where it lives and its stream is waited for,
+    as for any CUDA interface; the made-up pointer is never read."""
+    fake = _FakeDriver()
+    monkeypatch.setattr(_cuda, "_driver_state", [fake])
+    with pytest.raises(TypeError, match=f"{reason}; copying it: .*cupy"):
+        dlarray.asarray(_CudaArrayInterface({**_GOOD, "stream": 0xC0FFEE, **change}))
+    assert fake.calls == [("ordinal", 4096), ("synchronize", 0xC0FFEE)]
+
+
+class _Described:
+    """An object that describes another's memory through ``__array_interface__``, keeping it alive."""
+
+    def __init__(self, source: np.ndarray) -> None:
+        self.source = source
+        self.__array_interface__ = source.__array_interface__
+
+
+_RECORDS = np.array([(1.5, 7), (-2.0, 8), (3.25, 9)], dtype=[("a", "f8"), ("b", "i4")])
+_SWAPPED = np.arange(6, dtype=_FOREIGN + "i4").reshape(2, 3)[:, ::2]
+
+
+COPIED_SOURCES = {
+    "memoryview of a field": (lambda: memoryview(_RECORDS["a"]), _RECORDS),
+    "interface of a field": (lambda: _Described(_RECORDS["a"]), _RECORDS),
+    "interface of a reversed field": (lambda: _Described(_RECORDS["a"][::-1]), _RECORDS),
+    "memoryview in foreign order": (lambda: memoryview(_SWAPPED), _SWAPPED),
+    "interface in foreign order": (lambda: _Described(_SWAPPED), _SWAPPED),
+}
+
+
+@pytest.mark.parametrize("copy", [None, True])
+@pytest.mark.parametrize("source", list(COPIED_SOURCES))
+def test_elements_that_cannot_be_held_as_they_lie_are_copied_when_copying_is_allowed(source: str, copy: Any) -> None:
+    """A fresh, writable, C-order copy in native byte order with the values numpy reads; nothing
+    of the source stays exported."""
+    make, memory = COPIED_SOURCES[source]
+    obj = make()
+    expected = np.asarray(obj)
+    x = dlarray.asarray(obj, copy=copy)
+    assert np.array_equal(np.asarray(x), expected)
+    assert x.dtype == dlarray.asarray(expected.astype(expected.dtype.newbyteorder("="))).dtype
+    assert x.strides == contiguous_strides(x.shape) and not x.readonly
+    assert not memory.ctypes.data <= x.data_ptr < memory.ctypes.data + memory.nbytes
+    if isinstance(obj, memoryview):
+        obj.release()  # refused while an export of it is held
+
+
+def test_a_copy_reads_only_inside_the_objects_own_buffer() -> None:
+    """An interface over its own buffer at odd byte steps: every byte the copy would read is
+    checked to lie inside the buffer first, as for any description."""
+    inside = _own_buffer({"shape": (2,), "typestr": "<f4", "strides": (6,)}, bytes(range(12)))
+    assert np.asarray(dlarray.asarray(inside)).tobytes() == bytes(range(4)) + bytes(range(6, 10))
+    past = _own_buffer({"shape": (3,), "typestr": "<f4", "strides": (5,)})  # reads bytes 10..13
+    with pytest.raises(BufferError, match="reach past the object's buffer of 12"):
+        dlarray.asarray(past)
 
 
 @pytest.mark.parametrize("make", [_ArrayInterface, _CudaArrayInterface], ids=["array", "cuda"])
@@ -543,8 +630,8 @@ class _FakeDriver:
 
 
 @pytest.mark.parametrize("change", [
-    {"data": (-8, False)}, {"shape": (2**62, 2)}, {"typestr": "<f16"}, {"strides": (1, 1)},
-    {"stream": 0}, {"stream": -1}, {"data": (2**64 - 8, False)},
+    {"data": (-8, False)}, {"shape": (2**62, 2)}, {"typestr": "<f16"}, {"strides": (1, 1, 1)},
+    {"strides": (2**63, 1)}, {"stream": 0}, {"stream": -1}, {"data": (2**64 - 8, False)},
 ])
 def test_nothing_invalid_reaches_the_cuda_driver(change: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = _FakeDriver()

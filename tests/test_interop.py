@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+import sys
 from typing import Any
 
 import numpy as np
 import pytest
 
 import dlarray
+from dlarray._dlpack import contiguous_strides
 from dlarray._dtypes import ALL_DTYPES
 
 # Not importorskip: these are test dependencies, and CI must run these tests, not skip them.
@@ -194,6 +196,53 @@ def test_from_dlpack_copy_false_with_numpy() -> None:
     assert dlarray.from_dlpack(torch_tensor, copy=False).data_ptr == torch_tensor.data_ptr()
     copied = dlarray.from_dlpack(torch_tensor, copy=True)
     assert copied.data_ptr != torch_tensor.data_ptr()
+
+
+# numpy arrays whose elements cannot be held where they lie: a structured array's field (strides
+# not multiples of the itemsize, which DLPack counts in elements), a foreign byte order
+_RECORDS = np.array([(1.5, 7), (-2.0, 8), (3.25, 9)], dtype=[("a", "f8"), ("b", "i4")])
+NOT_AS_THEY_LIE = {
+    "field": (lambda: _RECORDS["a"], "strides \\(12,\\) are not multiples of its itemsize 8"),
+    "reversed field": (lambda: _RECORDS["a"][::-1], "strides \\(-12,\\) are not multiples"),
+    "field of a 2-d array": (lambda: np.zeros((2, 3), dtype=[("x", "i2"), ("y", "u1")])["x"], "strides"),
+    "foreign byte order": (lambda: np.arange(6, dtype=">i4" if sys.byteorder == "little" else "<i4").reshape(2, 3),
+                           "not in native byte order"),
+}
+
+
+@pytest.mark.parametrize("copy", [True, None])
+@pytest.mark.parametrize("function", ["from_dlpack", "asarray"])
+@pytest.mark.parametrize("source", list(NOT_AS_THEY_LIE))
+def test_a_copy_is_made_where_it_is_asked_for_or_allowed(source: str, function: str, copy: Any) -> None:
+    """copy=True always copies, and copy=None copies what cannot be held zero-copy, as
+    np.from_dlpack(copy=True) and np.asarray do: a fresh, writable, C-order array with numpy's
+    values, in native byte order."""
+    native = NOT_AS_THEY_LIE[source][0]()
+    x = getattr(dlarray, function)(native, copy=copy)
+    np.testing.assert_array_equal(np.asarray(x), native)
+    assert np.asarray(x).dtype == native.dtype.newbyteorder("=")
+    assert x.strides == contiguous_strides(x.shape) and not x.readonly
+    base = native.base if native.base is not None else native
+    assert not _numpy_ptr(base) <= x.data_ptr < _numpy_ptr(base) + base.nbytes
+
+
+@pytest.mark.parametrize(("function", "error"), [("from_dlpack", BufferError), ("asarray", ValueError)])
+@pytest.mark.parametrize("source", list(NOT_AS_THEY_LIE))
+def test_copy_false_refuses_what_only_a_copy_holds_and_says_why(source: str, function: str, error: type) -> None:
+    """The standard's classes: BufferError from from_dlpack, ValueError from asarray."""
+    make, reason = NOT_AS_THEY_LIE[source]
+    with pytest.raises(error, match=f"{reason}.*copy=False forbids it"):
+        getattr(dlarray, function)(make(), copy=False)
+
+
+def test_dtypes_dlarray_has_not_are_refused_copy_or_not() -> None:
+    """A copy cannot hold what has no dlarray dtype (object, long double, structured)."""
+    for native in (np.array([1, None], dtype=object), np.zeros(2, dtype=np.longdouble), _RECORDS):
+        for copy in (True, None, False):
+            with pytest.raises(TypeError, match="has no dlarray equivalent"):
+                dlarray.from_dlpack(native, copy=copy)
+            with pytest.raises(TypeError, match="has no dlarray equivalent"):
+                dlarray.asarray(native, copy=copy)
 
 
 class CopiesOnlyToTheCpu:

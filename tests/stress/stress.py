@@ -31,8 +31,8 @@ The checks:
     that shutdown races show up. Every child must exit cleanly.
 ``interrupts``
     Imports of every kind (capsules, refused ones, unknown major versions, producer objects, the C
-    exchange API, numpy capsules, torch tensors, bytearrays, memoryviews, ``__array_interface__``)
-    in a loop while an interval timer (20 to 160 us) raises KeyboardInterrupt whenever a dlarray
+    exchange API, numpy capsules, torch tensors, bytearrays, memoryviews, ``__array_interface__``,
+    a structured array's field that only a copy can hold) in a loop while an interval timer (20 to 160 us) raises KeyboardInterrupt whenever a dlarray
     frame runs, as Ctrl-C does. After each batch, with the timer paused: every tensor's deleter ran exactly
     once, no claim outlived its import (an unconsumed capsule imports), every buffer export was
     released (the bytearray grows, the memoryview is released), every numpy array and torch
@@ -624,7 +624,7 @@ class _InterruptBatch:
 
     def attempt(self, rng: random.Random) -> Any:
         """Make one source at random; return the import to try on it."""
-        kind = rng.randrange(8)
+        kind = rng.randrange(9)
         if kind == 0:
             made = producer.make_capsule((2, 3), versioned=rng.random() < 0.5,
                                          **rng.choice([{}, {}, {"lanes": 2}, {"version": (2, 0)}]))
@@ -648,6 +648,11 @@ class _InterruptBatch:
             tensor = torch.zeros(0) if rng.random() < 0.5 else torch.arange(4.0)  # managed, borrowed
             self.tensors.append((tensor, tensor._use_count()))
             return lambda: dlarray.from_dlpack(tensor)
+        if kind == 8:  # a structured array's field over a bytearray: only a copy can hold it
+            storage = bytearray(36)
+            field = memoryview(np.frombuffer(storage, dtype=[("a", "f8"), ("b", "i4")])["a"])
+            self.buffers.append((storage, field))
+            return lambda: dlarray.asarray(field)
         storage = _DescribedBuffer(b"abcdef") if kind == 5 else bytearray(16)
         view = memoryview(storage) if kind == 6 else None
         self.buffers.append((storage, view))
