@@ -150,6 +150,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                 capsule = method(max_version=_DLPACK_VERSION)
             except TypeError:  # a producer from before DLPack 1.0: no keywords at all
                 capsule = method()
+            except BufferError as refusal:
+                capsule = _asked_for_a_copy(method, refusal)
         else:
             # What is asked, then what the producer may manage where it refuses that (BufferError),
             # the rest done here below, as for an array, a numpy array or a capsule: the data
@@ -183,6 +185,16 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
     if copy:
         return array._copy()
     return array
+
+
+def _asked_for_a_copy(method: Callable[..., Any], refusal: BufferError) -> Any:
+    """``copy=None`` allows a copy: a producer that cannot hand its data over as it lies (numpy's
+    ``__dlpack__`` of a structured array's field, in a subclass) is asked for one. Its first
+    refusal stands where it cannot make one either."""
+    try:
+        return method(max_version=_DLPACK_VERSION, copy=True)
+    except (BufferError, TypeError):
+        raise refusal from None
 
 
 def _from_numpy(native: np.ndarray) -> Array | None:

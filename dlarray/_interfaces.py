@@ -11,7 +11,7 @@ import operator
 import struct
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from . import _cuda
 from ._dlpack import (
@@ -52,10 +52,9 @@ class BufferHold(functools.partial):  # type: ignore[type-arg]
     __slots__ = ()
     __del__ = functools.partial.__call__
 
-    @property
-    def view(self) -> _PyBuffer:
-        """The ``Py_buffer`` (empty until acquired, and again once released)."""
-        return self.args[0]  # type: ignore[no-any-return]
+    def __reduce_ex__(self, protocol: object) -> NoReturn:
+        # a partial would be rebuilt by copy and pickle: a second releaser of the same buffer
+        raise TypeError("a BufferHold releases one acquired buffer: it cannot be copied or pickled")
 
 
 def _hold_buffer(obj: object, flags: int) -> tuple[_PyBuffer, BufferHold]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import gc
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -95,6 +97,20 @@ def test_non_capsule_is_a_type_error() -> None:
         consume_capsule(object())
     with pytest.raises(TypeError, match="does not support DLPack"):
         dlarray.from_dlpack(object())
+
+
+def test_the_owner_of_a_tensor_cannot_be_copied_or_pickled() -> None:
+    """An owner calls its deleter (or releases its buffer) once: a copy would do it twice."""
+    made = make_capsule((2,))
+    x = dlarray.from_dlpack(made.capsule)
+    held = dlarray.asarray(bytearray(4))
+    for owner in (x._owner, held._owner):
+        for duplicate in (copy.copy, copy.deepcopy, pickle.dumps):
+            with pytest.raises(TypeError, match="cannot be copied or pickled"):
+                duplicate(owner)
+    del x, owner
+    gc.collect()
+    assert made.deleted == 1
 
 
 def test_unknown_major_version_calls_deleter_immediately() -> None:

@@ -226,6 +226,28 @@ def test_a_copy_is_made_where_it_is_asked_for_or_allowed(source: str, function: 
     assert not _numpy_ptr(base) <= x.data_ptr < _numpy_ptr(base) + base.nbytes
 
 
+class _Records(np.ndarray):
+    """A numpy subclass: imported through its own ``__dlpack__``, not as a numpy array."""
+
+
+@pytest.mark.parametrize("function", ["from_dlpack", "asarray"])
+def test_a_producer_that_cannot_share_is_asked_for_a_copy_when_one_is_allowed(function: str) -> None:
+    """numpy's ``__dlpack__`` refuses a field (strides not whole items) unless asked to copy:
+    copy=None allows the copy, so the producer is asked for one; copy=False keeps its refusal."""
+    field = _RECORDS.view(_Records)["a"]
+    x = getattr(dlarray, function)(field)
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(field))
+    assert not _numpy_ptr(_RECORDS) <= x.data_ptr < _numpy_ptr(_RECORDS) + _RECORDS.nbytes
+    with pytest.raises(BufferError, match="strides"):
+        dlarray.from_dlpack(field, copy=False)
+
+
+def test_a_refusal_a_copy_does_not_cure_stands() -> None:
+    """torch refuses a tensor that requires grad, copy or not: its own error, as before."""
+    with pytest.raises(BufferError, match="require gradient"):
+        dlarray.from_dlpack(torch.ones(3, requires_grad=True))
+
+
 @pytest.mark.parametrize(("function", "error"), [("from_dlpack", BufferError), ("asarray", ValueError)])
 @pytest.mark.parametrize("source", list(NOT_AS_THEY_LIE))
 def test_copy_false_refuses_what_only_a_copy_holds_and_says_why(source: str, function: str, error: type) -> None:

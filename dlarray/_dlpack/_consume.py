@@ -25,7 +25,7 @@ import struct
 import sys
 import weakref
 from _weakref import _remove_dead_weakref  # see _claims
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from . import _capi
 from ._structs import (
@@ -153,6 +153,11 @@ class ImportedTensor(functools.partial):  # type: ignore[type-arg]
 
     __slots__ = ()
     __del__ = functools.partial.__call__
+
+    def __reduce_ex__(self, protocol: object) -> NoReturn:
+        # a partial would be rebuilt by copy and pickle: a second owner, a second deleter call
+        raise TypeError("an ImportedTensor owns one foreign tensor: it cannot be copied or pickled "
+                        "(copy the Array instead)")
 
 
 _set_partial_state = functools.partial.__setstate__
