@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import datetime
 import platform
 import random
 import statistics
@@ -264,6 +265,18 @@ def source_commit() -> str | None:
     if head.returncode != 0 or not head.stdout.strip():
         return None
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def run_context() -> dict[str, Any]:
+    """When, at which commit and on what a long run (stress, downstream suites) ran, one way for all."""
+    return {
+        "time": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": source_commit(),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "python": sys.version.split()[0],
+    }
 
 
 def environment(settings: Settings, quick: bool, modules: Iterable[str]) -> dict[str, Any]:

@@ -29,11 +29,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.metadata
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -51,7 +49,7 @@ SCRATCH = HERE / ".runs"
 RECORDS = SCRATCH / "downstream"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 try:  # one way to name the commit measured, shared by every result file
-    from _harness import source_commit
+    from _harness import run_context
 finally:
     sys.path.remove(str(ROOT / "benchmarks"))
 sys.path.insert(0, str(PLUGIN_DIR))
@@ -286,12 +284,7 @@ def environment(workers: str) -> dict[str, Any]:
     versions = {name: _version(name) for name in ("numpy", "scikit-learn", "scipy", "array-api-strict",
                                                    "array-api-compat", "pytest", "pytest-xdist")}
     return {
-        "time": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": source_commit(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        "python": sys.version.split()[0],
+        **run_context(),
         "workers": workers,
         "versions": {name: version for name, version in versions.items() if version},
     }

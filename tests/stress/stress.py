@@ -49,11 +49,9 @@ versions they were measured with; the docs' safety page is built from ``docs/res
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
 import json
 import os
-import platform
 import random
 import signal
 import sys
@@ -74,7 +72,7 @@ if str(TESTS) not in sys.path:
 
 sys.path.insert(0, str(TESTS.parent / "benchmarks"))
 try:  # one way to name the commit measured, shared by the benchmark, stress and conformance results
-    from _harness import source_commit
+    from _harness import run_context
 finally:
     sys.path.remove(str(TESTS.parent / "benchmarks"))
 
@@ -810,12 +808,7 @@ def write_record(path: Path, outcomes: list[Outcome], sizes: dict[str, Any], mod
         "mode": mode + (" under valgrind" if valgrind else ""),
         "sizes": sizes,
         "environment": {
-            "time": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "commit": source_commit(),
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
-            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-            "python": sys.version.split()[0],
+            **run_context(),
             "versions": {"dlarray": getattr(dlarray, "__version__", None), "numpy": np.__version__,
                          "torch": getattr(torch, "__version__", None)},
         },
