@@ -260,22 +260,11 @@ def _producers() -> list[Producer]:
         Producer("numpy[::-1]", _numpy_reversed, _numpy_pointer),
         Producer("numpy (unaligned)", _numpy_unaligned, _numpy_pointer),
     ]
-    if _installed("torch"):
-        found.append(Producer("torch", _torch, _data_ptr, "torch"))
-        if _torch_has_cuda():
-            found.append(Producer("torch (cuda)", _torch_cuda, _data_ptr, "torch"))
-    if _installed("jax"):
-        found.append(Producer("jax", _jax, _jax_pointer, "jax"))
-    if _installed("array_api_strict"):
-        found.append(Producer("array-api-strict", _strict, _strict_pointer, "array_api_strict"))
-    if _installed("paddle"):
-        found.append(Producer("paddle", _paddle, _data_ptr, "paddle"))
-    if _installed("tensorflow"):
-        found.append(Producer("tensorflow", _tensorflow, _capsule_pointer, "tensorflow"))
-    if _installed("pyarrow"):
-        found.append(Producer("pyarrow", _pyarrow, _pyarrow_pointer, "pyarrow"))
-    if _cuda_cupy() is not None:
-        found.append(Producer("cupy", _cupy, _cupy_pointer, "cupy"))
+    for name, module, make, _consume, pointer in _frameworks():
+        if make is not None:
+            found.append(Producer(name, make, pointer, module))
+            if name == "torch" and _torch_has_cuda():
+                found.append(Producer("torch (cuda)", _torch_cuda, _data_ptr, "torch"))
     found += [
         Producer("bytes", _bytes, _buffer_pointer),
         Producer("bytearray", _bytearray, _buffer_pointer),
@@ -342,19 +331,26 @@ def _consumers() -> list[Consumer]:
         Consumer("numpy", np.from_dlpack, _numpy_pointer),
         Consumer("dlarray", dlarray.from_dlpack, _dlarray_pointer),
     ]
-    if _installed("torch"):
-        found.append(Consumer("torch", _torch_from_dlpack, _data_ptr, "torch"))
-    if _installed("jax"):
-        found.append(Consumer("jax", _jax_from_dlpack, _jax_pointer, "jax"))
-    if _installed("array_api_strict"):
-        found.append(Consumer("array-api-strict", _strict_from_dlpack, _strict_pointer, "array_api_strict"))
-    if _installed("paddle"):
-        found.append(Consumer("paddle", _paddle_from_dlpack, _data_ptr, "paddle"))
-    if _installed("tensorflow"):
-        found.append(Consumer("tensorflow", _tensorflow_from_dlpack, _capsule_pointer, "tensorflow"))
-    if _cuda_cupy() is not None:
-        found.append(Consumer("cupy", _cupy_from_dlpack, _cupy_pointer, "cupy"))
+    for name, module, _make, consume, pointer in _frameworks():
+        if consume is not None:
+            found.append(Consumer(name, consume, pointer, module))
     return found
+
+
+def _frameworks() -> list[tuple[str, str, Callable[[], Any] | None, Callable[[Any], Any] | None, Pointer]]:
+    """The installed frameworks, in the table's order: (name, module, producer, consumer, pointer);
+    None where a framework has no producer or no consumer (pyarrow consumes nothing)."""
+    known = [
+        ("torch", "torch", _torch, _torch_from_dlpack, _data_ptr),
+        ("jax", "jax", _jax, _jax_from_dlpack, _jax_pointer),
+        ("array-api-strict", "array_api_strict", _strict, _strict_from_dlpack, _strict_pointer),
+        ("paddle", "paddle", _paddle, _paddle_from_dlpack, _data_ptr),
+        ("tensorflow", "tensorflow", _tensorflow, _tensorflow_from_dlpack, _capsule_pointer),
+        ("pyarrow", "pyarrow", _pyarrow, None, _pyarrow_pointer),
+        ("cupy", "cupy", _cupy, _cupy_from_dlpack, _cupy_pointer),
+    ]
+    # cupy only where it reaches a GPU: no cupy row or column otherwise
+    return [entry for entry in known if (_cuda_cupy() is not None if entry[1] == "cupy" else _installed(entry[1]))]
 
 
 # the import as a hop of its own: the producer's buffer into dlarray

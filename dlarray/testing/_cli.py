@@ -29,6 +29,7 @@ from typing import Any
 
 import dlarray
 
+from ._buffers import aligned_float32
 from ._consumer_checks import check_consumer
 from ._isolation import Crash, resolve, run_jobs, serve
 from ._producer_checks import PRODUCER_CHECKS, Tally, _Run, add_totals, run_check
@@ -36,8 +37,6 @@ from ._report import CRASHED, FAILED, CheckResult, Report
 
 
 def _strided_numpy(readonly: bool = False) -> Any:
-    from ._buffers import aligned_float32
-
     array = aligned_float32(24).reshape(4, 6)[1:, ::2]  # offset, non-contiguous
     if readonly:
         array.setflags(write=False)
@@ -45,8 +44,6 @@ def _strided_numpy(readonly: bool = False) -> Any:
 
 
 def _contiguous_numpy() -> Any:
-    from ._buffers import aligned_float32
-
     return aligned_float32(24).reshape(4, 6)
 
 
