@@ -1,19 +1,21 @@
 """The Array: a DLPack buffer, its metadata, and whatever keeps the memory alive.
 
-An Array is built one of two ways:
+Every Array is made by one constructor, :func:`_new`, which sets every slot. The ways in call it:
 
-* from an imported tensor (:meth:`Array._from_tensor`): metadata read by the ctypes core, the owner
-  an :class:`~dlarray._dlpack.ImportedTensor` (or a buffer-protocol/interface holder);
-* from a backend result (:func:`wrap`): a numpy or cupy array that owns its memory; the metadata is
-  read from it only when asked for.
+* an imported tensor (:func:`_adopt`, :meth:`Array._from_tensor`): metadata read by the ctypes
+  core, the owner an :class:`~dlarray._dlpack.ImportedTensor` (or a buffer-protocol/interface holder);
+* a backend result (:func:`wrap`) and a slice of one: a numpy or cupy array that owns its memory
+  (or views its base's); the metadata is read from it only when asked for;
+* a view by metadata (:meth:`Array._view`) and host memory holding a dtype no backend has
+  (:func:`_over_host_memory`: bfloat16, float8... copied, selected or decoded on the host).
 
 Views (slices, transposes, reshapes that need no copy) hold their parent's owner, directly or through
-the backend view's ``base`` chain, so the buffer outlives every view of it.
+the backend view's ``base`` chain, so the buffer outlives every view of it. What ``x[key]`` selects
+is worked out in :mod:`dlarray._indexing`; what a pickle or a copy carries in :mod:`dlarray._pickling`.
 """
 
 from __future__ import annotations
 
-import operator
 import sys
 from collections.abc import Callable
 from types import EllipsisType, ModuleType
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
-from . import _cuda, _dtypes
+from . import _cuda
 from ._devices import _cache as _DEVICE_CACHE
 from ._devices import ADDRESS_DEVICE_TYPES, CPU, Device, as_device, device_of, devices_differ, int_pair
 from ._dlpack import (
@@ -39,13 +41,15 @@ from ._backend import (
     NEW_MEMORY_PLACEMENT,
     PLACEMENT_BY_NATIVE_TYPE,
     BackendUnavailable,
-    host_view,
+    numeric_native,
     opaque_host_view,
     placed_result,
 )
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
-from ._dtypes import BY_NUMPY, INTEGER_KINDS, DType
-from ._float_formats import decode, encode
+from ._dtypes import BY_NUMPY, DType
+from ._float_formats import decode
+from ._indexing import basic_geometry, is_basic, native_getitem, raw_setitem, selected_bits, setitem
+from ._pickling import elements_from_pickle, host_elements, host_source, pickled_fields
 from ._storage import bits_dtype, bits_view, copy_bits, is_packed, unpacked_bits
 
 if TYPE_CHECKING:
@@ -775,19 +779,7 @@ class Array:
         >>> y.shape, y.dtype, y.readonly, y.data_ptr != x.data_ptr
         ((3,), dlarray.uint8, False, True)
         """
-        host = _host_source(self, "pickle")
-        elements = _host_elements(host, copy=False)
-        if protocol >= 5:
-            from pickle import PickleBuffer
-
-            payload: Any = PickleBuffer(elements)
-        else:
-            payload = elements.tobytes()
-        device = self._device
-        return _array_from_pickle, (
-            _PICKLE_FORMAT, payload, self._dtype.name, tuple(host.shape), int(device.type), device.id,
-            self._dtype.bits < 8 and bool(host._flags_now() & FLAG_IS_SUBBYTE_TYPE_PADDED), sys.byteorder,
-        )
+        return _array_from_pickle, pickled_fields(self, protocol)
 
     def __reduce__(self) -> tuple[Callable[..., Array], tuple[object, ...]]:
         """As :meth:`__reduce_ex__` with protocol 2 (the values as bytes)."""
@@ -1298,23 +1290,17 @@ class Array:
         """
         native = self._native
         if native is not None and type(key) is slice:
-            # The commonest index, inline: a slice of the backend array is a view of it (numpy's
-            # or cupy's), on this array's device and stream (pinned memory stays pinned), owned
-            # through its base.
-            # built inline like wrap's results (a call to _new would cost a sixth of the slice);
-            # tests/test_backends.py checks that every slot is set
-            view = _new_array(Array)
-            view._native = view._owner = native[key]  # its metadata is read from it when asked for
-            view._data = None
-            view._offset = view._flags = 0
-            view._shape = view._strides = ()
-            view._dtype = self._dtype
-            view._device = self._device
-            view._stream = self._stream
-            return view
+            # the commonest index: a slice of the backend array is a view of it (numpy's or
+            # cupy's), on this array's device and stream (pinned memory stays pinned), owned
+            # through its base; its metadata is read from it when asked for
+            view = native[key]
+            return _new(view, view, None, 0, (), (), self._dtype, self._device, 0, self._stream)
         if native is not None or self._computable():
-            return getitem(self, key)
-        return raw_getitem(self, key)
+            return wrap(native_getitem(self, key))
+        # no backend computes with it: a view by metadata, or a selection of the elements' bits
+        if is_basic(self, key):
+            return self._view(*basic_geometry(self, key))
+        return from_bits(selected_bits(self, key), self._dtype)
 
     def __setitem__(
         self,
@@ -1372,41 +1358,11 @@ class Array:
             raw_setitem(self, key, value)
 
 
-def _adopt(
-    owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
-    dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int,
-) -> Array:
-    """An Array over validated DLPack fields; ``owner`` keeps the memory alive.
-
-    The import hot path: the core's ``import_with`` calls it with the fields it has just read, so
-    no tuple is built between reading a struct and filling the Array's slots.
-    """
-    try:
-        device = _DEVICE_CACHE[device_type, device_id]
-    except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
-        device = device_of(device_type, device_id)
-    # built inline like wrap's results (the import hot path); tests/test_backends.py checks that
-    # every slot is set
-    self = _new_array(Array)
-    self._native = None
-    self._owner = owner
-    self._data = data
-    self._offset = byte_offset
-    self._shape = shape
-    self._strides = strides
-    self._dtype = _DTYPE_BY_CODE[dtype_code, dtype_bits]
-    self._device = device
-    self._flags = flags & _KEPT_FLAGS
-    self._stream = _LEGACY_DEFAULT_STREAM
-    return self
-
-
 def _new(
     native: Any, owner: Any, data: int | None, byte_offset: int, shape: tuple[int, ...],
     strides: tuple[int, ...], dtype: DType, device: Device, flags: int, stream: int,
 ) -> Array:
-    """The constructor of Arrays: every slot is set here (and, inline, in the three hot paths that
-    build one: _adopt for imports, wrap for results, the one-slice view in __getitem__).
+    """The constructor of Arrays: every Array is made here, and every slot is set here.
 
     ``native`` is the backend array over the memory (None until a computation asks for one);
     ``owner`` keeps the memory alive. ``data`` None means that pointer, offset, shape, strides and
@@ -1428,6 +1384,34 @@ def _new(
     return self
 
 
+def _adopt(
+    owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+    dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int,
+) -> Array:
+    """An Array over validated DLPack fields; ``owner`` keeps the memory alive.
+
+    The import hot path: the core's ``import_with`` calls it with the fields it has just read, so
+    no tuple is built between reading a struct and filling the Array's slots.
+    """
+    try:
+        device = _DEVICE_CACHE[device_type, device_id]
+    except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
+        device = device_of(device_type, device_id)
+    return _new(None, owner, data, byte_offset, shape, strides, _DTYPE_BY_CODE[dtype_code, dtype_bits], device,
+                flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+
+
+def _over_host_memory(
+    owner: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType, flags: int,
+    device: Device = CPU,
+) -> Array:
+    """An Array of ``dtype`` over the host memory of the numpy array ``owner`` (its elements as
+    unsigned integers of the same width, or bytes): how stored-only dtypes (bfloat16, float8...)
+    are held once copied, selected or decoded on the host. ``strides`` in elements of ``dtype``."""
+    return _new(None, owner, owner.__array_interface__["data"][0], 0, shape, strides, dtype, device,
+                flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+
+
 # Bound once: a method call on a name bound by an import compiles to a slower attribute load and
 # call in CPython 3.11 (no LOAD_METHOD), and wrap runs for every result.
 _placement_of_new_memory = NEW_MEMORY_PLACEMENT.get
@@ -1440,7 +1424,6 @@ def wrap(native: Any) -> Array:
     Its backend says where the result lives (a view of pinned host memory stays on that device,
     new memory is the CPU's; cupy results are on their GPU, ordered on cupy's current stream).
     """
-    self = _new_array(Array)
     # most results own new host memory: its placement is a constant of the backend, no call
     kind = type(native)
     placed = _placement_of_new_memory(kind)
@@ -1452,17 +1435,9 @@ def wrap(native: Any) -> Array:
             placed = place(native)
     elif native.base is not None:
         native, placed = placed_result(native)
-    self._device, self._stream = placed
-    # the hot-path twin of _new (every result of every function comes through here; a call to
-    # _new costs as much as the rest of wrap): the same slots, the metadata read when asked for.
-    # tests/test_backends.py checks that both set every slot.
-    self._native = self._owner = native
-    self._data = None
-    self._offset = 0
-    self._shape = self._strides = ()
-    self._dtype = BY_NUMPY[native.dtype]
-    self._flags = 0
-    return self
+    device, stream = placed
+    # the metadata is read from the result when asked for
+    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, stream)
 
 
 def _foreign_operand(value: Any, array: Array) -> Any:
@@ -1482,7 +1457,7 @@ def _foreign_operand(value: Any, array: Array) -> Any:
     if scalar is not None:
         return scalar
     if isinstance(value, (list, tuple, range)):
-        return wrap(_numeric(array, value))
+        return wrap(numeric_native(array._device, value))
     if any(hasattr(value, name) for name in _ARRAY_PROTOCOLS):
         return None
     raise TypeError(
@@ -1521,21 +1496,6 @@ def scalar_operand(value: Any, device: Device) -> Any:
 # What marks another array library's object (its own operators handle Arrays, or do not).
 _ARRAY_PROTOCOLS = ("__dlpack__", "__array_namespace__", "__array_ufunc__", "__array_interface__",
                     "__cuda_array_interface__")
-
-
-def _numeric(array: Array, value: Any) -> Any:
-    """``value`` (a sequence, a numpy array, a buffer, a DLPack producer...) as a backend array on
-    ``array``'s device, as numpy/cupy convert it; TypeError unless its values are numbers or bools."""
-    try:
-        native = array._device.backend.xp.asarray(value)
-    except OverflowError:
-        raise OverflowError(f"an integer in {value!r} does not fit int64 or uint64") from None
-    if native.dtype.kind not in "biufc":
-        raise TypeError(
-            f"a value for an Array must be numbers: an Array, a Python scalar or what asarray accepts, not "
-            f"{type(value).__name__}"
-        )
-    return native
 
 
 def _moved(native: Any, target: Device, stream: Any) -> Array:
@@ -1605,62 +1565,10 @@ def _copy_raw(array: Array) -> Array:
     """Byte-wise copy for dtypes no backend computes with (bfloat16, float8, ...), on the host."""
     if not array._device.host_accessible:
         raise BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
-    raw = copy_bits(array)
-    info = TensorInfo(
-        raw.__array_interface__["data"][0], 0, array._shape, contiguous_strides(array._shape),
-        array._dtype.code, array._dtype.bits, int(array._device.type), array._device.id,
-        array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, None,
-    )
-    return Array._from_tensor(info, raw)
+    shape = array._shape
+    return _over_host_memory(copy_bits(array), shape, contiguous_strides(shape), array._dtype,
+                             array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, array._device)
 
-
-
-# ------------------------------------------------------------------------- pickling and copies
-_PICKLE_FORMAT = 1  # the layout of _array_from_pickle's arguments; a new layout gets a new number
-_UINT8 = np.dtype(np.uint8)
-
-
-def _host_source(array: Array, purpose: str) -> Array:
-    """``array`` if the host can read its memory, else its copy on the CPU (CUDA, with cupy).
-
-    TypeError, saying why, where nothing here can read the memory: no pointer is ever touched or
-    handed on for it.
-    """
-    device = array._device
-    if device.host_accessible:
-        return array
-    if not device.backend.computes:
-        raise TypeError(
-            f"cannot {purpose} an array on {device}: dlarray has no backend that reads {device.type.name} "
-            f"memory; copy it to the CPU with its producer first"
-        )
-    try:
-        return array.to_device(CPU)
-    except BackendUnavailable as exc:
-        raise TypeError(f"cannot {purpose} an array on {device}: its values must be copied to the host, "
-                        f"and {exc}") from None
-
-
-def _host_elements(array: Array, copy: bool) -> np.ndarray:
-    """The stored elements of a host-readable array as a C-contiguous numpy array.
-
-    numpy's dtype where it has one, else unsigned integers of the element width, else (packed
-    sub-byte data) the bytes the elements fill. A view where the elements are contiguous already
-    and ``copy`` is False; a copy otherwise.
-    """
-    dtype = array._dtype
-    if dtype.numpy_dtype is not None:
-        view = array._native
-        if view is None or not array._device.backend.host_native:  # an import; or managed memory
-            array._ensure_metadata()
-            view = host_view(array)
-    elif is_packed(array):
-        return copy_bits(array)  # the bytes the elements fill; refused for a strided view
-    else:
-        view = bits_view(array)
-    if copy or not view.flags.c_contiguous:
-        return view.copy(order="C")
-    return view
 
 
 def _array_over(elements: np.ndarray, dtype: DType, shape: tuple[int, ...], padded: bool) -> Array:
@@ -1671,11 +1579,8 @@ def _array_over(elements: np.ndarray, dtype: DType, shape: tuple[int, ...], padd
         if elements.dtype != numpy_dtype:
             elements = elements.view(numpy_dtype)
         return wrap(elements.reshape(shape))
-    info = TensorInfo(
-        elements.ctypes.data, 0, shape, contiguous_strides(shape), dtype.code, dtype.bits,
-        int(DLDeviceType.CPU), 0, FLAG_IS_SUBBYTE_TYPE_PADDED if padded else 0, None,
-    )
-    return Array._from_tensor(info, elements)
+    return _over_host_memory(elements, shape, contiguous_strides(shape), dtype,
+                             FLAG_IS_SUBBYTE_TYPE_PADDED if padded else 0)
 
 
 def _independent_copy(array: Array) -> Array:
@@ -1685,8 +1590,8 @@ def _independent_copy(array: Array) -> Array:
     dtype = array._dtype
     backend = device.backend
     if device.host_accessible or not backend.computes:
-        source = _host_source(array, "copy")  # refuses what the host cannot read
-        elements = _host_elements(source, copy=True)
+        source = host_source(array, "copy")  # refuses what the host cannot read
+        elements = host_elements(source, copy=True)
         if dtype.numpy_dtype is not None:
             return wrap(elements)  # new host memory: on the CPU
         return _array_over(elements, dtype, source._shape, bool(source._flags & FLAG_IS_SUBBYTE_TYPE_PADDED))
@@ -1718,38 +1623,13 @@ def _relabelled(bits: Array, like: Array) -> Array:
 
 # The reconstructor every pickled Array names: pickles store its qualified name
 # (dlarray._array._array_from_pickle). It must stay importable under that name, with this
-# argument layout (format 1); if it moves, leave a re-export here so that old pickles still load.
+# argument layout (format 1: dlarray._pickling.PICKLE_FORMAT).
 def _array_from_pickle(
     layout: int, data: Any, dtype_name: str, shape: tuple[int, ...], device_type: int, device_id: int,
     padded: bool, byteorder: str,
 ) -> Array:
     """Rebuild a pickled Array (see :meth:`Array.__reduce_ex__`): fresh, writable, C-contiguous."""
-    if layout != _PICKLE_FORMAT:
-        raise ValueError(f"this pickled dlarray.Array has format {layout}; this dlarray reads format {_PICKLE_FORMAT}")
-    dtype = _dtypes.BY_NAME.get(dtype_name)
-    if dtype is None:
-        raise ValueError(f"the pickled array has dtype {dtype_name!r}, which this dlarray does not know")
-    if type(shape) is not tuple or not all(type(n) is int and n >= 0 for n in shape):
-        raise ValueError(f"the pickled array has an invalid shape {shape!r}")
-    size = 1
-    for extent in shape:
-        size *= extent
-    packed = dtype.bits < 8 and not padded
-    expected = (size * dtype.bits + 7) // 8 if packed else size * dtype.itemsize
-    view = memoryview(data)
-    if view.readonly or not view.c_contiguous:
-        elements = np.frombuffer(bytearray(view), dtype=_UINT8)  # fresh memory only this array uses
-    else:
-        # a buffer the unpickler made for this array (protocol 5, in band), or one the caller
-        # handed to pickle.loads out of band to be used in place, as numpy does
-        elements = np.frombuffer(view.cast("B") if view.format != "B" else view, dtype=_UINT8)
-    if elements.nbytes != expected:
-        raise ValueError(f"the pickled array holds {elements.nbytes} bytes; {dtype} of shape {shape} needs {expected}")
-    carrier = dtype.numpy_dtype if dtype.numpy_dtype is not None else bits_dtype(dtype)
-    if elements.ctypes.data % carrier.alignment:  # an out-of-band buffer at an odd address
-        elements = elements.copy()
-    if byteorder != sys.byteorder and dtype.itemsize > 1 and not packed:
-        elements.view(carrier).byteswap(inplace=True)  # pickled on a machine of the other byte order
+    elements, dtype = elements_from_pickle(layout, data, dtype_name, shape, padded, byteorder)
     result = _array_over(elements, dtype, shape, padded)
     device = device_of(device_type, device_id)
     if device.host_accessible:
@@ -1770,274 +1650,7 @@ def from_bits(raw: np.ndarray, dtype: DType, device: Device | None = None) -> Ar
     flags = FLAG_IS_SUBBYTE_TYPE_PADDED if dtype.bits < 8 else 0
     if not raw.flags.writeable:
         flags |= FLAG_READ_ONLY
-    info = TensorInfo(
-        raw.__array_interface__["data"][0], 0, raw.shape, tuple(s // itemsize for s in raw.strides),
-        dtype.code, dtype.bits, int(CPU.type), CPU.id, flags, None,
-    )
-    array = Array._from_tensor(info, raw)
+    array = _over_host_memory(raw, raw.shape, tuple(s // itemsize for s in raw.strides), dtype, flags)
     if device is not None and device is not CPU:
         return array.to_device(device)
     return array
-
-
-# ================================================================== indexing
-# Basic keys give views (by metadata alone where no backend computes with the array); integer
-# arrays gather and masks select, through the backend or, for dtypes it lacks, through the bits.
-
-
-def _key_tuple(key: Any) -> tuple[Any, ...]:
-    return key if type(key) is tuple else (key,)
-
-
-def basic_view(array: Array, key: Any) -> Array:
-    """Basic indexing (integers, slices, ``...``, ``None``) by metadata alone: a view, no backend.
-
-    Used for arrays no backend can compute with (e.g. CUDA without cupy, bfloat16 on CPU): the
-    view shares the owner and points into the same buffer.
-    """
-    array._ensure_metadata()
-    if array._dtype.bits < 8 and not array._flags & 4:
-        raise TypeError(f"packed {array._dtype} arrays (several elements per byte) cannot be indexed")
-    items = _key_tuple(key)
-    shape, strides = array._shape, array._strides
-    ndim = len(shape)
-    ellipses = sum(1 for item in items if item is Ellipsis)
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
-    if consumed > ndim:
-        raise IndexError(f"too many indices: the array has {ndim} dimensions, the index {consumed}")
-    new_shape: list[int] = []
-    new_strides: list[int] = []
-    offset = 0
-    dim = 0
-    for item in items:
-        if item is None:
-            new_shape.append(1)
-            new_strides.append(0)
-        elif item is Ellipsis:
-            for _ in range(ndim - consumed):
-                new_shape.append(shape[dim])
-                new_strides.append(strides[dim])
-                dim += 1
-        elif isinstance(item, slice):
-            start, stop, step = item.indices(shape[dim])
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * strides[dim]
-            new_shape.append(length)
-            new_strides.append(strides[dim] * step)
-            dim += 1
-        else:
-            if isinstance(item, bool) or not hasattr(type(item), "__index__"):
-                raise IndexError(
-                    f"only integers, slices, '...' and None are valid indices for an array without "
-                    f"a compute backend, got {type(item).__name__}"
-                )
-            index = operator.index(item)
-            extent = shape[dim]
-            if not -extent <= index < extent:
-                raise IndexError(f"index {index} is out of bounds for axis {dim} with size {extent}")
-            offset += (index % extent) * strides[dim]
-            dim += 1
-    new_shape.extend(shape[dim:])
-    new_strides.extend(strides[dim:])
-    return array._view(
-        array._offset + offset * array._dtype.itemsize, tuple(new_shape), tuple(new_strides)
-    )
-
-
-
-
-def _array_item(array: Array, item: Array) -> Any:
-    """One Array in a key: an int for a 0-d integer array, the backend array otherwise."""
-    if item._device is not array._device:
-        raise ValueError(devices_differ(array._device, item._device, "the array and its index array"))
-    kind = item._dtype.kind
-    if kind in INTEGER_KINDS:
-        # a 0-d integer array is the same as the integer it holds (basic indexing, a view)
-        return operator.index(item) if item.ndim == 0 else item._as_native()
-    if kind == "bool":
-        return item._as_native()
-    raise IndexError(f"arrays used as indices must have an integer or bool dtype, not {item._dtype}")
-
-
-def _native_key(array: Array, key: Any) -> tuple[Any, ...]:
-    """The key for the backend: Arrays replaced by backend arrays, integer-likes by ints.
-
-    A key of only integers, slices and ``None`` gets a trailing ``...``: numpy then returns a 0-d
-    view, not a scalar copy, for ``x[1, 2]``, as the standard wants.
-    """
-    converted: list[Any] = []
-    basic = True
-    has_ellipsis = False
-    for item in _key_tuple(key):
-        kind = type(item)
-        if kind is int or kind is slice or item is None:
-            pass
-        elif kind is Array:
-            item = _array_item(array, item)
-            basic = basic and type(item) is int
-        elif item is Ellipsis:
-            has_ellipsis = True
-        elif kind is bool or isinstance(item, (_ndarray, list, np.bool_)):
-            basic = False  # numpy's own meaning: a 0-d mask, an index array
-        elif hasattr(kind, "__index__"):
-            item = operator.index(item)  # numpy/torch integer scalars and the like
-        else:
-            basic = False  # floats, strings...: numpy raises the IndexError
-        converted.append(item)
-    if len(converted) == 1 and not basic:
-        return _sole_mask(array, converted[0])
-    if basic and not has_ellipsis:
-        converted.append(Ellipsis)
-    return tuple(converted)
-
-
-def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
-    """A boolean mask as the whole key, with the standard's rule for empty mask dimensions.
-
-    Each mask dimension must match the array's or be 0; numpy refuses the 0 case, which selects
-    nothing: the same as that many empty integer index arrays (the mask's ``nonzero()``).
-    """
-    dtype = getattr(item, "dtype", None)
-    if dtype is None or dtype.kind != "b" or item.ndim == 0 or item.size != 0:
-        return (item,)
-    shape = array.shape
-    if item.ndim > len(shape) or item.shape == shape[: item.ndim]:
-        return (item,)  # too many dimensions (numpy's IndexError) or an exact match
-    if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
-        return (item,)  # a genuine mismatch: numpy raises the IndexError
-    empty = array._device.backend.xp.zeros(0, dtype=np.intp)
-    return (empty,) * item.ndim
-
-
-def _is_basic(key: Any) -> bool:
-    """Whether ``key`` holds only integers, slices, ``...`` and ``None`` (a view by metadata)."""
-    for item in _key_tuple(key):
-        kind = type(item)
-        if kind is Array:
-            if item.ndim or item._dtype.kind not in INTEGER_KINDS:
-                return False
-        elif kind is bool or isinstance(item, (_ndarray, list, tuple, np.bool_)) or not (item is None or item is Ellipsis or kind is slice or hasattr(kind, "__index__")):
-            return False
-    return True
-
-
-def raw_getitem(array: Array, key: Any) -> Array:
-    """Indexing for arrays no backend computes with (bfloat16, float8..., or CUDA without cupy).
-
-    Basic keys give views by metadata, on any device. Integer arrays and masks select elements
-    through an unsigned-integer view of the bytes (host memory only): selecting needs no
-    arithmetic on the values.
-    """
-    if _is_basic(key):
-        return basic_view(array, key)
-    return from_bits(bits_view(array)[_native_key(array, key)], array._dtype)
-
-
-def raw_setitem(array: Array, key: Any, value: Any) -> None:
-    """Assignment for arrays no backend computes with (bfloat16, float8...), on host memory: an
-    Array of the same dtype is copied bit for bit; any other value (an Array, a Python scalar,
-    what asarray accepts) is converted to the array's format, rounded to nearest even as
-    ``astype`` rounds."""
-    if type(value) is Array and value._device is not array._device:
-        raise ValueError(devices_differ(array._device, value._device, "the array and the value"))
-    _refuse_complex_into_real(array, value)
-    if type(value) is Array and value._dtype is array._dtype:
-        bits = bits_view(value)
-    else:
-        if type(value) is Array:
-            values = value._printable() if value._dtype.numpy_dtype is None else value._host_native()
-        else:
-            values = _numeric(array, value) if type(value) not in _SCALAR_TYPES else np.asarray(value)
-        bits = encode(np.asarray(values, dtype=np.float64), array._dtype)
-    try:
-        bits_view(array)[_native_key(array, key)] = bits
-    except (IndexError, OverflowError):
-        _refuse_index_beyond_64_bits(array, key)
-        raise
-
-
-def getitem(array: Array, key: Any) -> Array:
-    """Index through the backend; basic indices give views that share the buffer.
-
-    Integer arrays (broadcast together with any integers) gather, boolean masks select; both give
-    new arrays. Out-of-range integers raise IndexError.
-    """
-    native = array._as_native()
-    kind = type(key)
-    # the common keys skip the general conversion: a slice is always a view in numpy, and an
-    # integer becomes one with a trailing ``...``
-    try:
-        if kind is slice:
-            return wrap(native[key])
-        if kind is int:
-            return wrap(native[key, ...])
-        return wrap(native[_native_key(array, key)])
-    except (IndexError, OverflowError):
-        _refuse_index_beyond_64_bits(array, key)
-        raise
-
-
-def setitem(array: Array, key: Any, value: Any) -> None:
-    """Assign ``value`` into ``array[key]`` through the backend.
-
-    ``value`` is an Array, a Python scalar, or anything else numpy (cupy on CUDA) converts to
-    numbers as ``asarray`` does: a numpy array, a nested list, tuple or range, a buffer... It
-    broadcasts to the selection and is cast to the array's dtype; the array's dtype and shape
-    never change. A complex value into a real array is a TypeError (the imaginary part would be
-    lost).
-    """
-    if type(value) is Array:
-        if value._device is not array._device:
-            raise ValueError(devices_differ(array._device, value._device, "the array and the value"))
-        _refuse_complex_into_real(array, value)
-        value = value._as_native()
-    elif type(value) not in (bool, int, float):
-        _refuse_complex_into_real(array, value)
-        if type(value) is not complex:
-            value = _numeric(array, value)
-    native = array._as_native()
-    if type(value) in (float, complex) and value == 0 and not array._device.backend.host_native:
-        # cupy fills with zero bytes for any zero scalar, which would turn -0.0 into +0.0: a
-        # zero goes as a 0-d array of the array's dtype (copied bit for bit)
-        value = array._device.backend.xp.asarray(value, dtype=native.dtype)
-    try:
-        native[_native_key(array, key)] = value
-    except (IndexError, OverflowError):
-        _refuse_index_beyond_64_bits(array, key)
-        raise
-
-
-def _refuse_complex_into_real(array: Array, value: Any) -> None:
-    """TypeError for a complex value (scalar or array) assigned into a real or integer array."""
-    if array._dtype.kind == "complex floating":
-        return
-    dtype = getattr(value, "dtype", None)
-    complex_array = dtype is not None and getattr(dtype, "kind", None) in ("c", "complex floating")
-    if isinstance(value, complex) or complex_array:
-        raise TypeError(
-            f"cannot assign a complex value into a {array._dtype} array: the imaginary part would be "
-            f"lost (assign its real part, or make the array complex)"
-        )
-
-
-_INDEX_LIMIT = 2**63  # numpy indices are C ssize_t
-
-
-def _refuse_index_beyond_64_bits(array: Array, key: Any) -> None:
-    """IndexError (out of bounds) for an integer of ``key`` beyond 64 bits, which numpy reports as
-    an invalid index type or an OverflowError; nothing if there is none (numpy's error stands)."""
-    items = _key_tuple(key)
-    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
-    axis = 0
-    for item in items:
-        if item is Ellipsis:
-            axis += array.ndim - consumed
-        elif item is not None:
-            if axis >= array.ndim:
-                return  # too many indices: numpy's own error says so
-            if type(item) is int and not -_INDEX_LIMIT <= item < _INDEX_LIMIT:
-                raise IndexError(f"index {item} is out of bounds for axis {axis} with size {array.shape[axis]}") from None
-            axis += 1

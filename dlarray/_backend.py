@@ -694,3 +694,28 @@ def placed_result(native: Any) -> tuple[Any, tuple[Device, int]]:
             return np.asarray(native), _ON_CPU
         place = backend.placement
     return native, place(native)
+
+
+def numeric_native(device: Device, value: Any) -> Any:
+    """``value`` (a sequence, a numpy array, a buffer, a DLPack producer...) as a native array of
+    ``device``'s backend, as numpy/cupy convert it; TypeError unless its values are numbers or bools.
+
+    How operators and assignments take values that are neither Arrays nor Python scalars.
+
+    Examples
+    --------
+    >>> from dlarray._backend import numeric_native
+    >>> from dlarray._devices import CPU
+    >>> numeric_native(CPU, [1, 2])
+    array([1, 2])
+    """
+    try:
+        native = device.backend.xp.asarray(value)
+    except OverflowError:
+        raise OverflowError(f"an integer in {value!r} does not fit int64 or uint64") from None
+    if native.dtype.kind not in "biufc":
+        raise TypeError(
+            f"a value for an Array must be numbers: an Array, a Python scalar or what asarray accepts, not "
+            f"{type(value).__name__}"
+        )
+    return native

@@ -157,8 +157,8 @@ def test_cuda_values_are_read_through_a_host_copy(fake_cupy: _FakeCupy) -> None:
 
 
 def test_every_way_of_making_an_array_sets_every_slot() -> None:
-    """_new is the constructor; wrap (its hot-path twin) must set the same slots (all but the
-    export cache, which the first retargeted export sets: tests/test_cuda_export.py)."""
+    """Arrays made every way (results, imports, slices, views, stored-only dtypes) have every slot
+    set (all but the export cache, which the first retargeted export sets: tests/test_cuda_export.py)."""
     slots = [name for name in dlarray.Array.__slots__ if name not in ("__weakref__", "_export_view")]
     made = [
         dlarray._array.wrap(np.arange(3.0)),  # a backend result

@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 from producer import make_capsule
 
 import dlarray as xp
-from dlarray._array import _PICKLE_FORMAT, _array_from_pickle
+from dlarray._array import _array_from_pickle
+from dlarray._pickling import PICKLE_FORMAT
 from dlarray._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED, DLDeviceType, contiguous_strides
 from dlarray._dtypes import ALL_DTYPES, DType
 
@@ -299,7 +300,7 @@ def test_byte_order_of_the_pickling_machine_is_honoured() -> None:
 
 
 def test_a_damaged_pickle_is_refused() -> None:
-    good = (_PICKLE_FORMAT, bytes(8), "float32", (2,), int(DLDeviceType.CPU), 0, False, sys.byteorder)
+    good = (PICKLE_FORMAT, bytes(8), "float32", (2,), int(DLDeviceType.CPU), 0, False, sys.byteorder)
     assert np.asarray(_array_from_pickle(*good)).tolist() == [0.0, 0.0]
     for position, value, message in ((0, 99, "format"), (2, "float99", "dtype"), (3, (2, -1), "shape"),
                                      (3, [2], "shape"), (1, bytes(7), "bytes")):
@@ -434,9 +435,10 @@ def test_memory_nothing_here_can_read_is_never_touched() -> None:
                         else:
                             raise AssertionError(f"{view.device}: no TypeError")
         # a pickle that names a CUDA device cannot be restored without cupy: TypeError, why
-        from dlarray._array import _array_from_pickle, _PICKLE_FORMAT
+        from dlarray._array import _array_from_pickle
+        from dlarray._pickling import PICKLE_FORMAT
         try:
-            _array_from_pickle(_PICKLE_FORMAT, bytes(8), "float32", (2,), 2, 0, False, sys.byteorder)
+            _array_from_pickle(PICKLE_FORMAT, bytes(8), "float32", (2,), 2, 0, False, sys.byteorder)
         except TypeError as exc:
             assert "cuda:0" in str(exc) and "cupy" in str(exc), exc
         else:
