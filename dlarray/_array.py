@@ -50,7 +50,7 @@ from ._dtypes import BY_NUMPY, DType
 from ._float_formats import decode
 from ._indexing import basic_geometry, is_basic, native_getitem, raw_setitem, selected_bits, setitem
 from ._pickling import elements_from_pickle, host_elements, host_source, pickled_fields
-from ._storage import bits_dtype, bits_view, copy_bits, is_packed, unpacked_bits
+from ._storage import bits_dtype, bits_view, is_packed, unpacked_bits
 
 if TYPE_CHECKING:
     import cupy
@@ -1565,8 +1565,9 @@ def _copy_raw(array: Array) -> Array:
     """Byte-wise copy for dtypes no backend computes with (bfloat16, float8, ...), on the host."""
     if not array._device.host_accessible:
         raise BackendUnavailable(f"copying an array on {array._device} needs cupy and a GPU")
+    array._ensure_metadata()
     shape = array._shape
-    return _over_host_memory(copy_bits(array), shape, contiguous_strides(shape), array._dtype,
+    return _over_host_memory(host_elements(array, copy=True), shape, contiguous_strides(shape), array._dtype,
                              array._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, array._device)
 
 

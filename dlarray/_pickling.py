@@ -23,7 +23,7 @@ from ._backend import BackendUnavailable, host_view
 from ._devices import CPU
 from ._dlpack import FLAG_IS_SUBBYTE_TYPE_PADDED
 from ._dtypes import DType
-from ._storage import bits_dtype, bits_view, copy_bits, is_packed
+from ._storage import bits_dtype, bits_view, copy_packed, is_packed
 
 if TYPE_CHECKING:
     from ._array import Array
@@ -67,7 +67,7 @@ def host_elements(array: Array, copy: bool) -> np.ndarray:
             array._ensure_metadata()
             view = host_view(array)
     elif is_packed(array):
-        return copy_bits(array)  # the bytes the elements fill; refused for a strided view
+        return copy_packed(array)  # the bytes the elements fill; refused for a strided view
     else:
         view = bits_view(array)
     if copy or not view.flags.c_contiguous:

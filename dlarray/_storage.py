@@ -77,25 +77,10 @@ def bits_view(array: Array) -> np.ndarray:
     return np.asarray(HostBuffer(interface, array._owner, array._device))
 
 
-def copy_bits(array: Array) -> np.ndarray:
-    """A new C-contiguous host buffer with the stored elements of ``array`` (a dtype numpy lacks).
-
-    Padded and whole-byte types give unsigned integers of the element width, in ``array``'s shape;
-    packed sub-byte data gives its bytes (``uint8``, one dimension), which must be contiguous.
-    """
-    array._ensure_metadata()
-    dtype = array._dtype
-    if is_packed(array):
-        return np.frombuffer(_packed_bytes(array), dtype=np.uint8).copy()
-    unsigned = bits_dtype(dtype)
-    interface = {
-        "version": 3,
-        "shape": array._shape,
-        "typestr": unsigned.str,
-        "data": (array._data + array._offset if array.size else 1, True),  # type: ignore[operator]
-        "strides": tuple(s * dtype.itemsize for s in array._strides),
-    }
-    return np.array(HostBuffer(interface, array._owner, array._device), copy=True, order="C")
+def copy_packed(array: Array) -> np.ndarray:
+    """A new host buffer (``uint8``, one dimension) with the bytes packed sub-byte elements fill;
+    TypeError for a strided view (its elements do not start on byte boundaries)."""
+    return np.frombuffer(_packed_bytes(array), dtype=np.uint8).copy()
 
 
 def unpacked_bits(array: Array, select: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
