@@ -93,11 +93,17 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
         ``copy=False`` and a copy is needed (the message says why); a torch tensor with the
         negative bit set.
-        A producer's own refusal (torch's for a tensor that requires grad) reaches the caller
-        as the producer raised it.
+        A producer's own refusal (torch's for a tensor that requires grad; pyarrow's
+        ``ArrowTypeError``, a `TypeError`, for bit-packed booleans) reaches the caller as the
+        producer raised it, after one call.
 
     Notes
     -----
+    A producer from before DLPack 1.0 (``__dlpack__(self, stream=None)``) is asked again with
+    the keywords it takes (none: it gives a legacy capsule), only where the producer shows that
+    it does not take them: its signature, or, where Python cannot read one, a `TypeError` saying
+    "unexpected keyword argument". Any other `TypeError` is the producer's own.
+
     A producer type with the C exchange API (torch) is imported through it, without a capsule,
     only where dlarray knows the producer's ``__dlpack__`` rules and the object passes them
     (``dlarray._producers``); the result is always the one ``__dlpack__`` gives.
