@@ -24,7 +24,7 @@ from ._dlpack import (
 from ._dtypes import BY_DLPACK, BY_NUMPY, INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, int64
 from . import _interfaces
 from ._args import scalar_device, scalar_value, xp_of
-from ._producers import fast_import_for, import_refusal_for
+from ._producers import export_with, fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
 from ._docs import Sections, entries, section
@@ -93,11 +93,17 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         The capsule was consumed already, is malformed, or holds a tensor dlarray cannot describe;
         ``copy=False`` and a copy is needed (the message says why); a torch tensor with the
         negative bit set.
-        A producer's own refusal (torch's for a tensor that requires grad) reaches the caller
-        as the producer raised it.
+        A producer's own refusal (torch's for a tensor that requires grad; pyarrow's
+        ``ArrowTypeError``, a `TypeError`, for bit-packed booleans) reaches the caller as the
+        producer raised it, after one call.
 
     Notes
     -----
+    A producer from before DLPack 1.0 (``__dlpack__(self, stream=None)``) is asked again with
+    the keywords it takes (none: it gives a legacy capsule), only where the producer shows that
+    it does not take them: its signature, or, where Python cannot read one, a `TypeError` saying
+    "unexpected keyword argument". Any other `TypeError` is the producer's own.
+
     A producer type with the C exchange API (torch) is imported through it, without a capsule,
     only where dlarray knows the producer's ``__dlpack__`` rules and the object passes them
     (``dlarray._producers``); the result is always the one ``__dlpack__`` gives.
@@ -146,10 +152,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         if (refusal := import_refusal_for(kind)) is not None:
             refusal(x)  # what dlarray refuses although the producer's __dlpack__ would not
         if target is None and copy is None:
-            try:
-                capsule = method(max_version=_DLPACK_VERSION)
-            except TypeError:  # a producer from before DLPack 1.0: no keywords at all
-                capsule = method()
+            try:  # a producer from before DLPack 1.0 takes no keywords: asked again without them
+                capsule = export_with(method, max_version=_DLPACK_VERSION)
             except BufferError as refusal:
                 capsule = _asked_for_a_copy(method, refusal)
         else:
@@ -163,10 +167,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
             if copy:
                 asked.append({})
             for attempt, options in enumerate(asked, 1):
-                try:
-                    capsule = method(max_version=_DLPACK_VERSION, **options)
-                except TypeError:
-                    capsule = method()  # it cannot honour dl_device/copy: done here below
+                try:  # what a producer does not take (dl_device, copy) is done here below
+                    capsule = export_with(method, max_version=_DLPACK_VERSION, **options)
                 except BufferError:
                     if attempt == len(asked):
                         raise

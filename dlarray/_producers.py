@@ -28,10 +28,20 @@ would be silently wrong. :func:`import_refusal_for` gives that check for every t
 
 Nothing here imports torch: a torch tensor can only exist once torch is imported, so the rules
 are looked up in ``sys.modules`` when the first tensor arrives.
+
+**Producers from before DLPack 1.0** take no keywords (``__dlpack__(self, stream=None)``).
+:func:`export_with` asks every producer with the keywords first and again with fewer only where
+the producer itself shows that it does not take them (its signature, or where it has none, a
+TypeError saying so). A TypeError a producer raises for its own reasons (pyarrow's for a boolean
+array) reaches the caller as it was raised, after a single call: a legacy retry would only
+repeat the refusal (and, for pyarrow, warn that legacy exports are deprecated) or, worse, turn a
+refused versioned export into a read-only legacy import.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -178,3 +188,85 @@ class _ImportRefusals(dict):  # type: ignore[type-arg]
 #: ``import_refusal_for(kind)``: a check to run on an object of ``kind`` before its
 #: ``__dlpack__`` is called (it raises BufferError where dlarray refuses the object), or None.
 import_refusal_for = _ImportRefusals().__getitem__
+
+
+# Python's own words (CPython, Cython) for a call with a keyword the callee lacks, and
+# pybind11's and nanobind's for arguments matching no overload.
+_KEYWORD_REFUSAL = re.compile(
+    r"unexpected keyword argument|invalid keyword argument|takes no keyword arguments"
+    r"|incompatible function arguments",
+    re.IGNORECASE,
+)
+
+
+def _keywords_taken(method: Callable[..., Any], offered: dict[str, Any], error: TypeError) -> dict[str, Any] | None:
+    """The ``offered`` keywords that ``method`` takes, where ``error`` says it does not take them
+    all; None where ``error`` is the producer's own (it takes every keyword offered).
+
+    The producer's signature decides where Python can read it; a ``**kwargs`` in it, or no
+    signature at all (a C method without a text signature), leaves it to ``error``'s message.
+    """
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # no signature to read
+        named: set[str] = set()
+        open_ended = True
+    else:
+        named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters)
+    taken = {name: value for name, value in offered.items() if name in named}
+    if len(taken) == len(offered):
+        return None  # it takes them all: the TypeError is about something else
+    if open_ended and _KEYWORD_REFUSAL.search(str(error)) is None:
+        return None
+    return taken
+
+
+def export_with(method: Callable[..., Any], **keywords: Any) -> Any:
+    """Call a producer's bound ``__dlpack__`` with ``keywords``; where the producer does not take
+    them all, call it once more with those it takes.
+
+    Whether it takes them is read from the producer itself: its signature where Python can read
+    one (a keyword it does not name, with no ``**kwargs``, is not taken), else the TypeError's
+    message (Python's "unexpected keyword argument", pybind11's "incompatible function
+    arguments", ...). Any other TypeError is the producer's own and is raised as it came, after
+    the one call; so is everything the retry raises.
+
+    Parameters
+    ----------
+    method
+        The producer's bound ``__dlpack__``.
+    **keywords
+        What to offer: ``max_version``, and ``dl_device``/``copy`` where asked.
+
+    Returns
+    -------
+    object
+        What ``__dlpack__`` returned (a capsule, unless the producer is faulty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class PreDLPack1:  # a producer from before DLPack 1.0: no keywords
+    ...     def __init__(self, array):
+    ...         self.array = array
+    ...     def __dlpack__(self, stream=None):
+    ...         return self.array.__dlpack__()
+    >>> capsule = export_with(PreDLPack1(np.zeros(2)).__dlpack__, max_version=(1, 3))
+    >>> repr(capsule).split('"')[1]  # the capsule's name: a legacy export
+    'dltensor'
+    >>> class Refusing(PreDLPack1):  # a versioned export refused for the producer's own reasons
+    ...     def __dlpack__(self, stream=None, max_version=None):
+    ...         raise TypeError("no DLPack export of bit-packed booleans")
+    >>> export_with(Refusing(np.zeros(2)).__dlpack__, max_version=(1, 3))
+    Traceback (most recent call last):
+        ...
+    TypeError: no DLPack export of bit-packed booleans
+    """
+    try:
+        return method(**keywords)
+    except TypeError as error:
+        taken = _keywords_taken(method, keywords, error)
+        if taken is None:
+            raise
+    return method(**taken)

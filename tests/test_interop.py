@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -311,6 +312,150 @@ def test_from_dlpack_passes_on_a_refusal_of_the_data_itself() -> None:
     for options in ({}, {"copy": True}, {"copy": True, "device": "cpu"}, {"copy": False}):
         with pytest.raises(BufferError, match="cannot be exported"):
             dlarray.from_dlpack(Refusing(np.arange(3.0)), **options)
+
+
+class RefusesForItsOwnReasons:
+    """A DLPack 1.0 producer whose export raises TypeError about the data, not the call (as
+    pyarrow's does for bit-packed booleans and for arrays with nulls)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        self.calls.append({"max_version": max_version, "dl_device": dl_device, "copy": copy})
+        raise TypeError("bit-packed booleans have no DLPack export")
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+class PreDLPack1:
+    """A producer from before DLPack 1.0: ``__dlpack__`` takes ``stream`` only."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.calls = 0
+
+    def __dlpack__(self, stream: Any = None) -> Any:
+        self.calls += 1
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+class _NoSignature:
+    """A ``__dlpack__`` Python cannot read the signature of, as a C method without a text
+    signature; it takes no keywords, and says so in Python's words."""
+
+    __signature__ = "none: a C method without a text signature"  # inspect.signature raises
+
+    def __init__(self, array: np.ndarray, message: str) -> None:
+        self.array = array
+        self.message = message
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(self, **keywords: Any) -> Any:
+        self.calls.append(keywords)
+        if keywords:
+            raise TypeError(self.message)
+        return self.array.__dlpack__()
+
+
+class CMethodProducer:
+    """A producer whose ``__dlpack__`` is a :class:`_NoSignature`."""
+
+    def __init__(self, array: np.ndarray, message: str) -> None:
+        self.__dlpack__ = _NoSignature(array, message)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+ASKED = [{}, {"copy": True}, {"copy": False}, {"device": "cpu"}, {"device": "cpu", "copy": True}]
+
+
+@pytest.mark.parametrize("asked", ASKED)
+def test_a_producers_own_type_error_reaches_the_caller_after_one_call(asked: dict[str, Any]) -> None:
+    """A TypeError from a producer that takes the keywords is its refusal: no legacy retry (which
+    would repeat it, or import a refused buffer as a legacy, read-only one)."""
+    producer = RefusesForItsOwnReasons()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match="^bit-packed booleans have no DLPack export$"):
+            dlarray.from_dlpack(producer, **asked)
+    assert len(producer.calls) == 1 and producer.calls[0]["max_version"] == (1, 3)
+
+
+@pytest.mark.parametrize("asked", ASKED)
+def test_a_producer_from_before_dlpack_1_is_asked_without_keywords(asked: dict[str, Any]) -> None:
+    """``__dlpack__(self, stream=None)``: its signature says it takes no keywords; its legacy capsule
+    is imported (read-only: a legacy capsule cannot say the memory may be written), copied where
+    asked."""
+    source = np.arange(4.0)
+    producer = PreDLPack1(source)
+    x = dlarray.from_dlpack(producer, **asked)
+    np.testing.assert_array_equal(np.asarray(x), source)
+    if asked.get("copy"):
+        assert x.data_ptr != _numpy_ptr(source) and not x.readonly
+    else:
+        assert x.data_ptr == _numpy_ptr(source) and x.readonly
+
+
+def test_a_producer_taking_max_version_only_keeps_its_versioned_export() -> None:
+    """A keyword the producer lacks (``copy``) is dropped, not every keyword: the capsule stays
+    versioned (writable), and the copy is made here."""
+    class VersionedOnly(PreDLPack1):
+        def __dlpack__(self, stream: Any = None, max_version: Any = None) -> Any:
+            self.calls += 1
+            return self.array.__dlpack__(max_version=max_version)
+
+    source = np.arange(4.0)
+    producer = VersionedOnly(source)
+    shared = dlarray.from_dlpack(producer, copy=False)
+    assert shared.data_ptr == _numpy_ptr(source) and not shared.readonly
+    copied = dlarray.from_dlpack(producer, copy=True)
+    assert copied.data_ptr != _numpy_ptr(source) and not copied.readonly
+
+
+@pytest.mark.parametrize("message", [
+    "__dlpack__() got an unexpected keyword argument 'max_version'",  # CPython, Cython
+    "'max_version' is an invalid keyword argument for __dlpack__()",  # CPython's builtins
+    "__dlpack__() takes no keyword arguments",  # CPython, METH_NOARGS / METH_O
+    "__dlpack__(): incompatible function arguments. The following argument types are supported: ...",  # pybind11
+])
+def test_a_producer_without_a_signature_is_retried_where_it_refuses_the_keywords(message: str) -> None:
+    """Where Python cannot read the signature, the TypeError's message says whether the keywords
+    were refused: then the producer is asked once more, without them."""
+    source = np.arange(3.0)
+    producer = CMethodProducer(source, message)
+    x = dlarray.from_dlpack(producer)
+    assert x.data_ptr == _numpy_ptr(source) and x.readonly
+    assert producer.__dlpack__.calls == [{"max_version": (1, 3)}, {}]
+
+
+def test_a_producer_without_a_signature_raising_about_its_data_is_not_retried() -> None:
+    source = np.arange(3.0)
+    producer = CMethodProducer(source, "Can only use DLPack on arrays with no nulls.")
+    with pytest.raises(TypeError, match="^Can only use DLPack on arrays with no nulls.$"):
+        dlarray.from_dlpack(producer)
+    assert producer.__dlpack__.calls == [{"max_version": (1, 3)}]
+
+
+@pytest.mark.parametrize("values", [[True, False], [1.0, None]])
+def test_pyarrows_refusal_reaches_the_caller_without_a_legacy_export(values: list[Any]) -> None:
+    """pyarrow 26 refuses bit-packed booleans and arrays with nulls with ArrowTypeError (a
+    TypeError), and warns that a legacy export is deprecated: neither is asked for again."""
+    pa = pytest.importorskip("pyarrow")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(pa.ArrowTypeError):
+            dlarray.from_dlpack(pa.array(values))
+        exported = pa.array([1.0, 2.0])
+        x = dlarray.from_dlpack(exported)  # what pyarrow exports: imported zero-copy
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 2.0])
+    assert x.data_ptr == exported.buffers()[1].address
 
 
 def test_namespace_and_device() -> None:
