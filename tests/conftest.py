@@ -19,6 +19,9 @@ import gpu_view
 import pytest
 from hypothesis import HealthCheck, settings
 
+# tests/assertions.py (the shared ``same``) gets pytest's assert messages, as a test module does
+pytest.register_assert_rewrite("assertions")
+
 # "ci" (what make test uses) draws the same examples on every run, so that a green commit stays
 # green on a clean clone; "thorough" (make test-thorough) explores new random examples each run,
 # which is how new failing inputs are found (then pinned with @example).

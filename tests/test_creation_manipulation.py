@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from assertions import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -17,15 +18,6 @@ NUMPY_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.ui
 API_DTYPES = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32,
               xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128]
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
-
-
-def same(result: xp.Array, expected: np.ndarray) -> None:
-    """Same dtype, shape and values (NaNs equal)."""
-    got = np.asarray(result)
-    expected = np.asarray(expected)
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    np.testing.assert_array_equal(got, expected)
 
 
 def numpy_arrays(shape=SHAPES, dtypes=NUMPY_DTYPES):

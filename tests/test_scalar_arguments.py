@@ -14,8 +14,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
+from assertions import same
 
 import dlarray as xp
 
@@ -187,21 +187,9 @@ def test_every_scalar_parameter_of_the_namespace_is_checked_here() -> None:
     assert parameters - ARRAY_PARAMETERS - {(name, parameter) for name, parameter, _ in CALLS} == set()
 
 
-def _same(ours: Any, expected: Any) -> None:
-    if isinstance(ours, (tuple, list)):
-        assert type(ours) is type(expected) and len(ours) == len(expected)
-        for a, b in zip(ours, expected):
-            _same(a, b)
-    elif isinstance(ours, xp.Array):
-        assert type(expected) is xp.Array and ours.dtype == expected.dtype and ours.device == expected.device
-        np.testing.assert_array_equal(np.asarray(ours), np.asarray(expected))
-    else:
-        assert ours == expected and type(ours) is type(expected)
-
-
 @pytest.mark.parametrize("name, parameter, call", CALLS, ids=[f"{n}-{p}" for n, p, _ in CALLS])
 def test_a_0d_array_acts_as_its_python_scalar(name: str, parameter: str, call: Callable[[Scalar], Any]) -> None:
-    _same(call(xp.asarray), call(lambda value: value))
+    same(call(xp.asarray), call(lambda value: value))
 
 
 def test_full_takes_the_dtype_of_a_0d_array_and_the_scalar_rules_for_its_value() -> None:
