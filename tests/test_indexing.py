@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from assertions import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from numpy_strategies import NUMERIC, arrays
 
 import dlarray as xp
 
@@ -226,3 +228,30 @@ def test_take_and_where_select_bfloat16_elements() -> None:
     assert chosen.dtype == xp.bfloat16 and torch.equal(torch.from_dlpack(chosen), expected)
     with pytest.raises(TypeError):
         xp.where(cond, x, 0.0)
+
+
+# ------------------------------------------------------------------------- take and take_along_axis
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), a=arrays(NUMERIC, min_dims=1, min_side=1))
+def test_take_and_take_along_axis_match_numpy(data, a) -> None:
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    extent = a.shape[axis]
+    indices = data.draw(hnp.arrays(np.int64, st.integers(0, 5), elements=st.integers(-extent, extent - 1)))
+    same(xp.take(xp.asarray(a), xp.asarray(indices), axis=axis), np.take(a, indices, axis=axis))
+    shape = list(a.shape)
+    shape[axis] = data.draw(st.integers(0, 4))
+    along = data.draw(hnp.arrays(np.int64, tuple(shape), elements=st.integers(-extent, extent - 1)))
+    same(xp.take_along_axis(xp.asarray(a), xp.asarray(along), axis=axis), np.take_along_axis(a, along, axis=axis))
+
+
+def test_take_rules() -> None:
+    x = xp.asarray(np.arange(6).reshape(2, 3))
+    with pytest.raises(ValueError):
+        xp.take(x, xp.asarray(np.array([0])))  # axis required beyond 1-D
+    with pytest.raises(TypeError):
+        xp.take(x, xp.asarray(np.array([0.0])), axis=0)
+    with pytest.raises(IndexError):
+        xp.take(x, xp.asarray(np.array([3])), axis=1)
+    same(xp.take(xp.asarray(np.arange(4)), xp.asarray(np.array([-1, 0]))), np.array([3, 0]))
