@@ -556,3 +556,26 @@ def test_zero_dimensional_operations_return_arrays():
     x = xp.asarray(2.0)
     for result in (x + x, x * 3, xp.sin(x), xp.floor_divide(x, 0.5), xp.expm1(xp.asarray(1j)), x < 1):
         assert type(result) is xp.Array and result.shape == ()
+
+
+@pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_power_two_shortcut_matches_power(dtype: type) -> None:
+    """``x ** 2`` and ``x **= 2`` (StandardScaler's variance) use square / multiply, which must be
+    bit-identical to np.power, special cases (signed zeros, infinities, NaN, subnormals) included."""
+    values = np.array(
+        [-0.0, 0.0, np.inf, -np.inf, np.nan, 3.0, -2.5, 1e200, -1e-200, 5e-324, 1.0000001, 65504.0]
+    )
+    rng = np.random.default_rng(20251209)
+    values = np.concatenate([values, rng.standard_normal(1000) * 10.0 ** rng.integers(-40, 40, 1000)]).astype(
+        dtype
+    )
+    expected = np.power(values, 2)
+    for exponent in (2, 2.0):
+        result = np.asarray(xp.asarray(values.copy()) ** exponent)
+        assert result.dtype == expected.dtype
+        assert np.array_equal(result, expected, equal_nan=True) and not np.signbit(result).any()
+        in_place = xp.asarray(values.copy())
+        in_place **= exponent
+        assert np.array_equal(np.asarray(in_place), expected, equal_nan=True)
+    assert np.array_equal(np.asarray(xp.asarray(values) ** 0.5), np.power(values, 0.5), equal_nan=True)
