@@ -515,3 +515,28 @@ def test_integer_arange_of_float_arguments_is_numpys() -> None:
         xp.arange(1.5, 300.5, 100, dtype=xp.int8)  # numpy wraps around silently
     with pytest.raises(ValueError, match="finite"):
         xp.arange(0.5, float("inf"), dtype=xp.int64)
+
+
+# ---------------------------------------------------------------- asarray: ranges, integers that do not fit
+
+
+def test_asarray_takes_a_range() -> None:
+    x = xp.asarray(range(5))
+    assert x.dtype == xp.int64 and np.asarray(x).tolist() == [0, 1, 2, 3, 4]
+    assert xp.asarray(range(3), dtype=xp.float32).dtype == xp.float32
+
+
+@pytest.mark.parametrize("dtype", [xp.uint8, xp.int8, xp.uint64], ids=str)
+def test_an_integer_outside_the_dtype_names_it(dtype: xp.DType) -> None:
+    with pytest.raises(OverflowError, match=f"-1000 does not fit {dtype}"):
+        xp.asarray(-1000, dtype=dtype)
+    with pytest.raises(OverflowError, match=f"-1000 does not fit {dtype}"):
+        xp.asarray([1, [-1000][0]], dtype=dtype)
+
+
+def test_an_integer_beyond_64_bits_says_so() -> None:
+    with pytest.raises(OverflowError, match=f"{2**64} does not fit int64 or uint64"):
+        xp.asarray([2**64])
+    with pytest.raises(OverflowError, match=f"{2**70} does not fit int64 or uint64"):
+        xp.asarray([[1], [2**70]])
+    assert xp.asarray([2**63]).dtype == xp.uint64  # numpy's choice: it fits uint64

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import operator
 
+import array_api_strict
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -457,7 +458,7 @@ def test_unary_operators():
 
 
 def test_operators_refuse_other_types():
-    # never Python's fallback bool for == and != (see test_array_as_numpy_users_expect.py)
+    # never Python's fallback bool for == and != (see test_sequences_combine_elementwise_as_in_numpy)
     x = xp.asarray([1.0, 2.0])
     with pytest.raises(TypeError):
         x + "a"
@@ -579,3 +580,58 @@ def test_power_two_shortcut_matches_power(dtype: type) -> None:
         in_place **= exponent
         assert np.array_equal(np.asarray(in_place), expected, equal_nan=True)
     assert np.array_equal(np.asarray(xp.asarray(values) ** 0.5), np.power(values, 0.5), equal_nan=True)
+
+
+# ---------------------------------------------------------------- operators with lists, tuples, ranges and foreign operands
+COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+ARITHMETIC = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.pow]
+
+
+@pytest.mark.parametrize("op", COMPARISONS + ARITHMETIC, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("other", [[3.0, 2.0, 1.0], (3.0, 2.0, 1.0), range(3, 0, -1)], ids=type)
+def test_sequences_combine_elementwise_as_in_numpy(op, other) -> None:
+    x = xp.asarray([1.0, 2.0, 3.0])
+    result = op(x, other)
+    assert type(result) is xp.Array
+    np.testing.assert_array_equal(np.asarray(result), op(np.asarray([1.0, 2.0, 3.0]), np.asarray(other)))
+    reflected = op(other, x)  # the list on the left: Array's reflected method
+    assert type(reflected) is xp.Array
+    np.testing.assert_array_equal(np.asarray(reflected), op(np.asarray(other), np.asarray([1.0, 2.0, 3.0])))
+
+
+def test_equality_with_a_list_is_never_a_python_bool() -> None:
+    x = xp.asarray([1, 2, 3])
+    assert (x == [1, 2, 3]).dtype == xp.bool
+    assert bool(xp.all(x == [1, 2, 3])) and not bool(xp.any(x != [1, 2, 3]))
+
+
+@pytest.mark.parametrize("op", COMPARISONS + ARITHMETIC, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("other", [None, "abc", {"a": 1}, object()], ids=lambda v: type(v).__name__)
+def test_operands_that_are_not_arrays_are_type_errors(op, other) -> None:
+    x = xp.asarray([1, 2, 3])
+    with pytest.raises(TypeError):
+        op(x, other)
+    with pytest.raises(TypeError):
+        op(other, x)
+
+
+def test_in_place_operators_take_lists() -> None:
+    x = xp.asarray([1.0, 2.0])
+    x += [10, 20]
+    x *= (2, 2)
+    assert np.asarray(x).tolist() == [22.0, 44.0]
+
+
+def test_another_array_librarys_operand_is_left_to_its_reflected_method() -> None:
+    x = xp.asarray([1.0, 2.0])
+    strict = array_api_strict.asarray([1.0, 2.0])
+    assert x.__eq__(strict) is NotImplemented
+
+
+def test_scalar_subclasses_act_as_their_python_scalar() -> None:
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 2
+
+    assert np.asarray(xp.asarray([1, 2]) == Level.HIGH).tolist() == [False, True]
