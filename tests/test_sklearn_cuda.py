@@ -1,4 +1,4 @@
-"""scikit-learn fits CUDA arrays through dlarray (issue 17, item 4), checked on the CPU.
+"""scikit-learn fits CUDA arrays through dlarray, checked on the CPU.
 
 cupy here is tests/numpy_cupy.py: numpy over host memory that dlarray is told lives on ``cuda:0``,
 refusing numpy as real cupy does (``np.asarray``, numpy functions and ufuncs on its arrays raise

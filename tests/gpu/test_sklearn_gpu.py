@@ -1,4 +1,4 @@
-"""scikit-learn fits CUDA dlarray arrays as it fits cupy arrays, on a real GPU (issue 17, item 4).
+"""scikit-learn fits CUDA dlarray arrays as it fits cupy arrays, on a real GPU.
 
 The fits of tests/test_sklearn_cuda.py (which runs them on the CPU against a cupy made of numpy),
 here with real cupy: ``StandardScaler``, ``PCA(svd_solver='full')``, ``Ridge(solver='svd')`` and
