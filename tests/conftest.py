@@ -10,14 +10,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-# SciPy reads this once, at its first import (tests/test_ecosystem.py explains why it must be on).
+# SciPy reads this once, at its first import (tests/array_api_consumers.py explains why it must be on).
 # Set here, before any test module is collected: on a GPU machine tests/gpu is collected first and
-# imports cupy, torch and jax with CUDA, any of which may import scipy before test_ecosystem could.
+# imports cupy, torch and jax with CUDA, any of which may import scipy before the tests of SciPy and
+# scikit-learn could.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import gpu_view
 import pytest
 from hypothesis import HealthCheck, settings
+
+# tests/assertions.py (the shared ``same``) gets pytest's assert messages, as a test module does
+pytest.register_assert_rewrite("assertions")
 
 # "ci" (what make test uses) draws the same examples on every run, so that a green commit stays
 # green on a clean clone; "thorough" (make test-thorough) explores new random examples each run,

@@ -3,7 +3,7 @@
 Each scenario is a script that leaves arrays, views, unconsumed exports, cycles, daemon threads or
 shutdown hooks behind and lets the interpreter exit. A clean exit is: status 0, ``ok`` printed,
 and no "Exception ignored", fatal error, traceback or C++ termination on stderr.
-``tests/test_reliability.py`` runs each scenario a few times; ``tests/stress/stress.py`` runs
+``tests/test_process_exit.py`` runs each scenario a few times; ``tests/stress/stress.py`` runs
 them hundreds of times, concurrently, which is what catches shutdown races.
 """
 

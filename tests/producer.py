@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
+from dlarray._dlpack import DLDeviceType
 from dlarray._producers import register_exchange_rules
 from dlarray.testing import _capsules
 from dlarray.testing._capsules import (  # noqa: F401  (re-exported for the tests)
@@ -41,6 +42,32 @@ def settle(serials: Any) -> list[int]:
             if deleter_calls.pop(serial, 0) != 1:
                 wrong.append(serial)
     return wrong
+
+
+# Host-readable memory for tensors whose data nothing should read: pytest may print an Array
+# (reading it) when a test fails. Non-host devices get an inaccessible page instead (and the
+# guard-page child process of tests/test_fuzzing.py gives every device one).
+_ARENA = ctypes.create_string_buffer(1 << 16)
+_HOST_READABLE = {DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST,
+                  DLDeviceType.CUDA_MANAGED}
+
+
+def untouched_data(device_type: int) -> int:
+    """A data pointer that no import, view or export may dereference."""
+    if device_type in _HOST_READABLE:
+        return ctypes.addressof(_ARENA) + (1 << 15)
+    return poison_address()
+
+
+def release(made: Made) -> None:
+    """Drop the capsule. Reference counting alone must free it: no cyclic GC (slow with torch)."""
+    made.capsule = None
+
+
+def device_as_read(device: tuple[int, int]) -> tuple[int, int]:
+    """The device dlarray reads from a DLPack device: CPU memory has device_id 0, so any other
+    (non-negative) CPU id is read as 0; other devices as given."""
+    return (device[0], 0) if device[0] == DLDeviceType.CPU else device
 
 
 class Producer:

@@ -45,11 +45,6 @@ griffe = pytest.importorskip("griffe")
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Areas whose reference is still being written (by the module or class path they are defined in).
-# An object in one of them is skipped, with the area named; the set is empty when the reference is
-# complete. Nothing outside it may be skipped.
-UNFINISHED_AREAS: frozenset[str] = frozenset()
-
 # Python's own protocol methods of Array, documented by the class rather than one by one.
 _ARRAY_PLUMBING = frozenset({
     "__init__", "__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__", "__copy__",
@@ -68,13 +63,6 @@ class Entry:
     path: str
     obj: Any
     kind: str  # "function", "method", "property", "class", "dtype", "constant"
-
-    @property
-    def area(self) -> str | None:
-        for area in UNFINISHED_AREAS:
-            if self.path == area or self.path.startswith(area + "."):
-                return area
-        return None
 
 
 def _function_path(function: Any) -> str:
@@ -158,11 +146,6 @@ def _ids(entries: tuple[Entry, ...]) -> list[str]:
 ENTRIES = public_entries()
 DOCUMENTED = tuple(e for e in ENTRIES if e.kind not in ("dtype", "constant"))
 CALLABLES = tuple(e for e in DOCUMENTED if e.kind in ("function", "method"))
-
-
-def _skip_unfinished(entry: Entry) -> None:
-    if entry.area is not None:
-        pytest.skip(f"reference of {entry.area} is unfinished")
 
 
 # ------------------------------------------------------------------------------ griffe's view
@@ -271,7 +254,6 @@ def _returns_none(entry: Entry) -> bool:
 @pytest.mark.parametrize("entry", DOCUMENTED, ids=_ids(DOCUMENTED))
 def test_documented(entry: Entry) -> None:
     """Summary, Parameters (every parameter, typed), Returns and Examples, as the site renders them."""
-    _skip_unfinished(entry)
     parsed = parsed_docstring(entry)
     problems = []
     if not parsed.summary:
@@ -299,7 +281,6 @@ def test_documented(entry: Entry) -> None:
 @pytest.mark.parametrize("entry", CALLABLES, ids=_ids(CALLABLES))
 def test_no_any_in_signature(entry: Entry) -> None:
     """A public signature says what it takes: ``Array | int | float``, not ``Any``."""
-    _skip_unfinished(entry)
     signature = _signature(entry)
     assert signature is not None, f"{entry.path} has no signature"
     annotations = _signature_annotations(entry)
@@ -311,7 +292,6 @@ def test_no_any_in_signature(entry: Entry) -> None:
 @pytest.mark.parametrize("entry", DOCUMENTED, ids=_ids(DOCUMENTED))
 def test_rendered(entry: Entry) -> None:
     """mkdocstrings sees the object (it is in the source) and an API page renders it."""
-    _skip_unfinished(entry)
     found = _static(entry.path)
     assert found is not None, f"{entry.path} is not visible to griffe (defined at run time?)"
     if entry.path.startswith("dlarray.testing."):
@@ -347,7 +327,6 @@ def _exported_by_rendered_module(path: str) -> bool:
 @pytest.mark.parametrize("entry", DOCUMENTED, ids=_ids(DOCUMENTED))
 def test_examples_run(entry: Entry) -> None:
     """Every Examples section runs, and prints exactly what it shows."""
-    _skip_unfinished(entry)
     if DEFAULT_DEVICE is not CPU:
         pytest.skip(f"the examples show CPU arrays; DLARRAY_DEFAULT_DEVICE is {DEFAULT_DEVICE}")
     text = inspect.getdoc(entry.obj.fget if entry.kind == "property" else entry.obj)
@@ -364,7 +343,6 @@ def test_examples_run(entry: Entry) -> None:
 def test_documented_types_match_hints(entry: Entry) -> None:
     """A parameter's type in the docstring is the one its signature annotates (they cannot drift);
     the docstring may leave out the ``| None`` of a parameter that defaults to None."""
-    _skip_unfinished(entry)
     hints = {name.lstrip("*"): text for name, text in _signature_annotations(entry).items()}
     for name, documented in parsed_docstring(entry).sections.get("parameters", {}).items():
         hint = hints.get(name.lstrip("*"), "").replace(" ", "")
@@ -394,7 +372,6 @@ def test_links_its_spec_page(spec: dict[str, str]) -> None:
     function the main namespace and an extension share)."""
     obj = _spec_object(spec["name"])
     entry = next(entry for entry in DOCUMENTED if entry.obj is obj)
-    _skip_unfinished(entry)
     urls = [other["url"] for other in SPEC_FUNCTIONS if _spec_object(other["name"]) is obj]
     assert any(url in (obj.__doc__ or "") for url in urls), f"{entry.path} does not link {spec['url']}"
 
@@ -426,8 +403,6 @@ def test_dtype_objects_listed() -> None:
 
 def test_constants_documented() -> None:
     """Each constant has a docstring on the constants page."""
-    if "dlarray._constants" in UNFINISHED_AREAS:
-        pytest.skip("reference of dlarray._constants is unfinished")
     for entry in ENTRIES:
         if entry.kind == "constant":
             found = _static(entry.path)
@@ -437,19 +412,11 @@ def test_constants_documented() -> None:
 
 def test_enum_members_listed() -> None:
     """DLDeviceType and DLDataTypeCode list their members on their API pages."""
-    if "dlarray._dlpack" in UNFINISHED_AREAS:
-        pytest.skip("reference of dlarray._dlpack is unfinished")
     api = "".join(page.read_text() for page in sorted((ROOT / "docs" / "api").glob("*.md")))
     for cls in (dlarray.DLDeviceType, dlarray.DLDataTypeCode):
         found = _static(_class_path(cls))
         assert found is not None and _roles()._rendered(found), cls.__name__
         assert f"::: {_class_path(cls)}" in api, cls.__name__
-
-
-def test_unfinished_areas_exist() -> None:
-    """Each unfinished area names the path of real public objects (no stale entries)."""
-    for area in UNFINISHED_AREAS:
-        assert any(entry.area == area for entry in ENTRIES), area
 
 
 def test_inventory() -> None:

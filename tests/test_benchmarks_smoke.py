@@ -142,3 +142,30 @@ def test_cuda_benchmark_says_which_compat_functions_are_cupys_own() -> None:
     assert compat_passes_through(compat, cupy) == {"x + y": True, "sin(x)": False, "sum(x)": True}
     assert compat_passes_through(types.SimpleNamespace(), cupy) == dict.fromkeys(("x + y", "sin(x)", "sum(x)"), False)
     assert compat_passes_through(None, cupy) == {}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
+def test_bench_sklearn_quick(tmp_path: Path) -> None:
+    """benchmarks/bench_sklearn.py --quick runs and writes its JSON (no timing is asserted)."""
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_sklearn.py"), "--quick", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=BENCHMARKS.parent,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-4000:]
+    assert "Targets" in completed.stdout
+    result = json.loads((tmp_path / "sklearn.json").read_text())
+    assert result["benchmark"] == "sklearn" and result["environment"]["quick"] is True
+    assert set(result["estimators"]) == {
+        "PCA(svd_solver='full')",
+        "Ridge(solver='svd')",
+        "LinearDiscriminantAnalysis()",
+        "StandardScaler()",
+    }
+    for row in result["estimators"].values():
+        assert row["numpy_ms"] > 0 and row["dlarray_ms"] > 0
+    for target in result["targets"].values():
+        assert target["verdict"] in {"MET", "NOT MET", "n/a"}

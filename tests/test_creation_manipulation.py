@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from assertions import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -17,15 +18,6 @@ NUMPY_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.ui
 API_DTYPES = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32,
               xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128]
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
-
-
-def same(result: xp.Array, expected: np.ndarray) -> None:
-    """Same dtype, shape and values (NaNs equal)."""
-    got = np.asarray(result)
-    expected = np.asarray(expected)
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    np.testing.assert_array_equal(got, expected)
 
 
 def numpy_arrays(shape=SHAPES, dtypes=NUMPY_DTYPES):
@@ -523,3 +515,28 @@ def test_integer_arange_of_float_arguments_is_numpys() -> None:
         xp.arange(1.5, 300.5, 100, dtype=xp.int8)  # numpy wraps around silently
     with pytest.raises(ValueError, match="finite"):
         xp.arange(0.5, float("inf"), dtype=xp.int64)
+
+
+# ---------------------------------------------------------------- asarray: ranges, integers that do not fit
+
+
+def test_asarray_takes_a_range() -> None:
+    x = xp.asarray(range(5))
+    assert x.dtype == xp.int64 and np.asarray(x).tolist() == [0, 1, 2, 3, 4]
+    assert xp.asarray(range(3), dtype=xp.float32).dtype == xp.float32
+
+
+@pytest.mark.parametrize("dtype", [xp.uint8, xp.int8, xp.uint64], ids=str)
+def test_an_integer_outside_the_dtype_names_it(dtype: xp.DType) -> None:
+    with pytest.raises(OverflowError, match=f"-1000 does not fit {dtype}"):
+        xp.asarray(-1000, dtype=dtype)
+    with pytest.raises(OverflowError, match=f"-1000 does not fit {dtype}"):
+        xp.asarray([1, [-1000][0]], dtype=dtype)
+
+
+def test_an_integer_beyond_64_bits_says_so() -> None:
+    with pytest.raises(OverflowError, match=f"{2**64} does not fit int64 or uint64"):
+        xp.asarray([2**64])
+    with pytest.raises(OverflowError, match=f"{2**70} does not fit int64 or uint64"):
+        xp.asarray([[1], [2**70]])
+    assert xp.asarray([2**63]).dtype == xp.uint64  # numpy's choice: it fits uint64

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import copy
-import ctypes
 import gc
 import pickle
 import subprocess
 import sys
 import textwrap
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
+from producer import Producer, alive_count, double_deletes, make_capsule, poison_address
 
 import dlarray
 from dlarray._dlpack import (
@@ -22,9 +23,7 @@ from dlarray._dlpack import (
     capsule_name,
     consume_capsule,
 )
-
 from dlarray.testing import read_capsule
-from producer import Producer, alive_count, make_capsule, poison_address
 
 # ----------------------------------------------------------------------------- consuming
 
@@ -409,6 +408,44 @@ def test_producer_that_ignores_max_version_gives_legacy() -> None:
 
 
 # ----------------------------------------------------------------------------- threads and exit
+
+
+def test_one_capsule_consumed_from_two_threads() -> None:
+    """Two threads race to consume each capsule: exactly one wins, the other gets BufferError."""
+    doubles_before = len(double_deletes)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    pairs: list[tuple[str, ...]] = []
+    try:
+        for i in range(2000):
+            # 64 dimensions with strides: the most validation work between check and rename
+            capsule = make_capsule((1,) * 64, strides=(1,) * 64, versioned=bool(i % 2)).capsule
+            outcome: list[str] = []
+            barrier = threading.Barrier(2)
+
+            def racer(barrier: Any = barrier, capsule: Any = capsule, outcome: list = outcome) -> None:
+                barrier.wait()
+                try:
+                    owner = consume_capsule(capsule)[1]
+                    outcome.append("consumed")
+                    del owner
+                except BufferError:
+                    outcome.append("refused")
+                except Exception as exc:  # noqa: BLE001 - any other error is a finding
+                    outcome.append(type(exc).__name__)
+
+            threads = [threading.Thread(target=racer) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            pairs.append(tuple(sorted(outcome)))
+    finally:
+        sys.setswitchinterval(interval)
+        doubles = double_deletes[doubles_before:]
+        del double_deletes[doubles_before:]  # other tests check that list is empty
+    assert all(pair == ("consumed", "refused") for pair in pairs), {p: pairs.count(p) for p in set(pairs)}
+    assert not doubles
 
 
 def test_deleter_from_another_thread() -> None:

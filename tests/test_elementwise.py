@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import operator
 
+import array_api_strict
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -457,7 +458,7 @@ def test_unary_operators():
 
 
 def test_operators_refuse_other_types():
-    # never Python's fallback bool for == and != (see test_array_as_numpy_users_expect.py)
+    # never Python's fallback bool for == and != (see test_sequences_combine_elementwise_as_in_numpy)
     x = xp.asarray([1.0, 2.0])
     with pytest.raises(TypeError):
         x + "a"
@@ -556,3 +557,81 @@ def test_zero_dimensional_operations_return_arrays():
     x = xp.asarray(2.0)
     for result in (x + x, x * 3, xp.sin(x), xp.floor_divide(x, 0.5), xp.expm1(xp.asarray(1j)), x < 1):
         assert type(result) is xp.Array and result.shape == ()
+
+
+@pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_power_two_shortcut_matches_power(dtype: type) -> None:
+    """``x ** 2`` and ``x **= 2`` (StandardScaler's variance) use square / multiply, which must be
+    bit-identical to np.power, special cases (signed zeros, infinities, NaN, subnormals) included."""
+    values = np.array(
+        [-0.0, 0.0, np.inf, -np.inf, np.nan, 3.0, -2.5, 1e200, -1e-200, 5e-324, 1.0000001, 65504.0]
+    )
+    rng = np.random.default_rng(20251209)
+    values = np.concatenate([values, rng.standard_normal(1000) * 10.0 ** rng.integers(-40, 40, 1000)]).astype(
+        dtype
+    )
+    expected = np.power(values, 2)
+    for exponent in (2, 2.0):
+        result = np.asarray(xp.asarray(values.copy()) ** exponent)
+        assert result.dtype == expected.dtype
+        assert np.array_equal(result, expected, equal_nan=True) and not np.signbit(result).any()
+        in_place = xp.asarray(values.copy())
+        in_place **= exponent
+        assert np.array_equal(np.asarray(in_place), expected, equal_nan=True)
+    assert np.array_equal(np.asarray(xp.asarray(values) ** 0.5), np.power(values, 0.5), equal_nan=True)
+
+
+# ---------------------------------------------------------------- operators with lists, tuples, ranges and foreign operands
+COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+ARITHMETIC = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.pow]
+
+
+@pytest.mark.parametrize("op", COMPARISONS + ARITHMETIC, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("other", [[3.0, 2.0, 1.0], (3.0, 2.0, 1.0), range(3, 0, -1)], ids=type)
+def test_sequences_combine_elementwise_as_in_numpy(op, other) -> None:
+    x = xp.asarray([1.0, 2.0, 3.0])
+    result = op(x, other)
+    assert type(result) is xp.Array
+    np.testing.assert_array_equal(np.asarray(result), op(np.asarray([1.0, 2.0, 3.0]), np.asarray(other)))
+    reflected = op(other, x)  # the list on the left: Array's reflected method
+    assert type(reflected) is xp.Array
+    np.testing.assert_array_equal(np.asarray(reflected), op(np.asarray(other), np.asarray([1.0, 2.0, 3.0])))
+
+
+def test_equality_with_a_list_is_never_a_python_bool() -> None:
+    x = xp.asarray([1, 2, 3])
+    assert (x == [1, 2, 3]).dtype == xp.bool
+    assert bool(xp.all(x == [1, 2, 3])) and not bool(xp.any(x != [1, 2, 3]))
+
+
+@pytest.mark.parametrize("op", COMPARISONS + ARITHMETIC, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("other", [None, "abc", {"a": 1}, object()], ids=lambda v: type(v).__name__)
+def test_operands_that_are_not_arrays_are_type_errors(op, other) -> None:
+    x = xp.asarray([1, 2, 3])
+    with pytest.raises(TypeError):
+        op(x, other)
+    with pytest.raises(TypeError):
+        op(other, x)
+
+
+def test_in_place_operators_take_lists() -> None:
+    x = xp.asarray([1.0, 2.0])
+    x += [10, 20]
+    x *= (2, 2)
+    assert np.asarray(x).tolist() == [22.0, 44.0]
+
+
+def test_another_array_librarys_operand_is_left_to_its_reflected_method() -> None:
+    x = xp.asarray([1.0, 2.0])
+    strict = array_api_strict.asarray([1.0, 2.0])
+    assert x.__eq__(strict) is NotImplemented
+
+
+def test_scalar_subclasses_act_as_their_python_scalar() -> None:
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 2
+
+    assert np.asarray(xp.asarray([1, 2]) == Level.HIGH).tolist() == [False, True]

@@ -249,3 +249,9 @@ def test_axis_errors_are_worded_as_numpys() -> None:
         xp.moveaxis(_VECTOR, 10, -1)  # numpy names the argument
     with pytest.raises(ValueError, match="^destination: axis 10 is out of bounds"):
         xp.moveaxis(_VECTOR, 0, 10)
+
+
+def test_functions_refuse_non_arrays() -> None:
+    for function in (xp.sum, xp.max, xp.mean, xp.argmax, xp.sort, xp.unique_values, xp.all, xp.nonzero):
+        with pytest.raises(TypeError):
+            function([1, 2, 3])

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from assertions import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from numpy_strategies import NUMERIC, arrays
 
 import dlarray as xp
+from dlarray._dtypes import ALL_DTYPES
+
+# the extra floating-point formats numpy has no dtype for (dlarray stores and decodes them)
+EXTRA_FLOAT_DTYPES = [d for d in ALL_DTYPES if d.numpy_dtype is None]
 
 DTYPES = st.sampled_from([np.bool_, np.int8, np.uint16, np.int64, np.float32, np.complex128])
 
@@ -226,3 +232,85 @@ def test_take_and_where_select_bfloat16_elements() -> None:
     assert chosen.dtype == xp.bfloat16 and torch.equal(torch.from_dlpack(chosen), expected)
     with pytest.raises(TypeError):
         xp.where(cond, x, 0.0)
+
+
+# ------------------------------------------------------------------------- take and take_along_axis
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), a=arrays(NUMERIC, min_dims=1, min_side=1))
+def test_take_and_take_along_axis_match_numpy(data, a) -> None:
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    extent = a.shape[axis]
+    indices = data.draw(hnp.arrays(np.int64, st.integers(0, 5), elements=st.integers(-extent, extent - 1)))
+    same(xp.take(xp.asarray(a), xp.asarray(indices), axis=axis), np.take(a, indices, axis=axis))
+    shape = list(a.shape)
+    shape[axis] = data.draw(st.integers(0, 4))
+    along = data.draw(hnp.arrays(np.int64, tuple(shape), elements=st.integers(-extent, extent - 1)))
+    same(xp.take_along_axis(xp.asarray(a), xp.asarray(along), axis=axis), np.take_along_axis(a, along, axis=axis))
+
+
+def test_take_rules() -> None:
+    x = xp.asarray(np.arange(6).reshape(2, 3))
+    with pytest.raises(ValueError):
+        xp.take(x, xp.asarray(np.array([0])))  # axis required beyond 1-D
+    with pytest.raises(TypeError):
+        xp.take(x, xp.asarray(np.array([0.0])), axis=0)
+    with pytest.raises(IndexError):
+        xp.take(x, xp.asarray(np.array([3])), axis=1)
+    same(xp.take(xp.asarray(np.arange(4)), xp.asarray(np.array([-1, 0]))), np.array([3, 0]))
+
+
+# ------------------------------------------------------------------------- assignment of what asarray takes
+def test_assigning_a_numpy_array_a_list_or_a_range() -> None:
+    x = xp.zeros((2, 3))
+    x[0] = np.ones(3)
+    x[1, :] = [4, 5, 6]
+    assert np.asarray(x).tolist() == [[1, 1, 1], [4, 5, 6]]
+    y = xp.zeros(4, dtype=xp.int32)
+    y[:] = range(4)
+    y[:2] = (9, 8)
+    assert np.asarray(y).tolist() == [9, 8, 2, 3] and y.dtype == xp.int32
+
+
+def test_assigning_a_dlpack_producer() -> None:
+    torch = pytest.importorskip("torch")
+    x = xp.zeros(3, dtype=xp.float32)
+    x[:] = torch.arange(3, dtype=torch.float32)
+    assert np.asarray(x).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("dtype", EXTRA_FLOAT_DTYPES, ids=str)
+def test_assigning_into_formats_numpy_lacks_converts(dtype: xp.DType) -> None:
+    x = xp.asarray([2.0, 2.0], dtype=dtype)
+    x[1] = 1.0
+    x[:1] = [0.5]
+    assert str(x) == "[0.5 1. ]"
+
+
+@pytest.mark.parametrize("value", [1j, np.asarray([1 + 1j, 2]), xp.asarray([1j, 2])], ids=["scalar", "numpy", "Array"])
+@pytest.mark.parametrize("dtype", [xp.float64, xp.int32, xp.bfloat16], ids=str)
+def test_a_complex_value_into_a_real_array_says_so(value, dtype: xp.DType) -> None:
+    x = xp.asarray([0, 0], dtype=dtype)
+    with pytest.raises(TypeError, match=f"complex value into a {dtype} array"):
+        x[:] = value
+
+
+def test_a_complex_value_into_a_complex_array_is_fine() -> None:
+    x = xp.zeros(2, dtype=xp.complex64)
+    x[0] = 1j
+    assert complex(x[0]) == 1j
+
+
+@pytest.mark.parametrize("index", [2**64, 2**63, -(2**64)])
+def test_an_index_beyond_64_bits_is_out_of_range(index: int) -> None:
+    x = xp.zeros((3, 2))
+    with pytest.raises(IndexError, match=f"index {index} is out of bounds for axis 0 with size 3"):
+        x[index]
+    with pytest.raises(IndexError, match=f"index {index} is out of bounds for axis 1 with size 2"):
+        x[0, index]
+    with pytest.raises(IndexError, match=f"index {index} is out of bounds for axis 1 with size 2"):
+        x[..., index] = 1.0
+    raw = xp.zeros(3, dtype=xp.bfloat16)  # indexed by metadata, no backend
+    with pytest.raises(IndexError, match=f"index {index} is out of bounds for axis 0 with size 3"):
+        raw[index]

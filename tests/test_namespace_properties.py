@@ -1,7 +1,8 @@
 """Property tests of the namespace with hypothesis.extra.array_api, dlarray as the namespace.
 
 Broadcasting, type promotion, result dtypes and shapes, and round trips, so that CI catches
-regressions without the external conformance suite.
+regressions without the external conformance suite; and the names the namespace holds: the
+standard's, plus the documented extras, nothing else.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import array_api_strict as strict
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra.array_api import make_strategies_namespace
 
 import dlarray as xp
+from dlarray._dtypes import ALL_DTYPES, ARRAY_API_DTYPES
 
 xps = make_strategies_namespace(xp, api_version="2024.12")
 
@@ -117,3 +120,23 @@ def test_astype_round_trip_within_floats(x, dtype) -> None:
     assert widened.dtype is x.dtype
     assert np.array_equal(np.asarray(widened), np.asarray(x), equal_nan=True)
     assert xp.astype(x, dtype).dtype is dtype
+
+
+# ---------------------------------------------------------------- the public namespace
+# dlarray's documented additions to the standard's names: the Array and DType classes, DLPack's
+# enums, and the dtypes beyond the standard (float16, bfloat16, float8/6/4); the ``testing``
+# subpackage (the DLPack conformance kit) is an attribute once something imported it.
+DLARRAY_EXTRAS = {"Array", "DType", "DLDeviceType", "DLDataTypeCode", "float16"} | {
+    d.name for d in ALL_DTYPES if d not in ARRAY_API_DTYPES
+}
+SUBPACKAGES = {"testing"}
+STRICT_ONLY = {"ArrayAPIStrictFlags", "get_array_api_strict_flags", "reset_array_api_strict_flags",
+               "set_array_api_strict_flags"}
+
+
+def test_the_public_namespace_is_the_standard_plus_documented_extras() -> None:
+    public = {name for name in dir(xp) if not name.startswith("_")}
+    standard = {name for name in strict.__all__ if not name.startswith("_")} - STRICT_ONLY
+    assert public - standard - SUBPACKAGES == DLARRAY_EXTRAS  # nothing leaked (e.g. ``annotations``)
+    assert standard <= public
+    assert not hasattr(xp, "annotations")

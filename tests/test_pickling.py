@@ -1,4 +1,4 @@
-"""Pickling and copies (issue 13, item 1): the values travel, never an address.
+"""Pickling and copies: the values travel, never an address.
 
 ``pickle`` / ``copy.copy`` / ``copy.deepcopy`` of an Array give an independent array with equal
 values, dtype and shape (fresh, writable, C-contiguous memory of its own), or a TypeError that says
@@ -166,7 +166,7 @@ def arrays_and_views(draw: Any) -> tuple[xp.Array, xp.Array]:
 @given(arrays_and_views(), st.booleans())
 def test_every_dtype_and_geometry_copies_its_values(case: tuple[xp.Array, xp.Array], read_metadata: bool) -> None:
     base, x = case
-    if read_metadata:  # the issue's case: metadata cached on the view before the copy
+    if read_metadata:  # metadata read (and kept) on the view before the copy
         x.data_ptr, x.strides
     check_every_copy(x)
 
@@ -239,7 +239,8 @@ def test_every_source_kind_copies_its_values(make_source: Callable[[], xp.Array]
 
 
 def test_deepcopy_of_a_view_after_data_ptr_was_read() -> None:
-    """The issue's example: the copy has its own pointer and C-contiguous strides."""
+    """A deepcopy of a strided view whose pointer and strides were read first has its own pointer
+    and C-contiguous strides."""
     x = xp.asarray(np.arange(10))[::2]
     pointer, strides = x.data_ptr, x.strides
     assert strides == (2,)

@@ -64,7 +64,8 @@ def _outcome(load: Callable[[], Any]) -> tuple[Any, ...]:
     return ("array", x.data_ptr, x.shape, x.strides, x.dtype, x.device, x.readonly, values)
 
 
-def _same(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
+def _same_outcome(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
+    """Two outcomes of ``_outcome`` agree: the same exception, or the same fields and values."""
     if first[0] != second[0] or len(first) != len(second):
         return False
     if first[0] == "raised":
@@ -157,7 +158,7 @@ def test_an_accepted_tensor_imports_as_through_torchs_dunder(make: Callable[[], 
     with _without_fast_path():
         general = _outcome(lambda: xp.from_dlpack(tensor))
     assert fast[0] == "array", fast
-    assert _same(fast, ordinary) and _same(fast, general), (fast, ordinary, general)
+    assert _same_outcome(fast, ordinary) and _same_outcome(fast, general), (fast, ordinary, general)
     assert fast[1] == tensor.data_ptr() or tensor.numel() == 0
     if fast[-1] is not None:
         assert np.array_equal(fast[-1], tensor.detach().float().numpy() if tensor.dtype == torch.bfloat16
@@ -225,7 +226,7 @@ def test_a_subclass_with_its_own_dunder_is_asked_exactly_once() -> None:
     x = xp.from_dlpack(tensor)
     assert OwnDunder.calls == before + 1
     assert x.data_ptr == tensor.data_ptr()
-    assert _same(_outcome(lambda: x), _outcome(lambda: xp.from_dlpack(ThroughDunder(tensor))))
+    assert _same_outcome(_outcome(lambda: x), _outcome(lambda: xp.from_dlpack(ThroughDunder(tensor))))
 
 
 def test_a_torch_function_mode_sees_the_same_calls_as_on_the_ordinary_path() -> None:
@@ -327,9 +328,9 @@ def test_the_fast_path_and_the_general_path_agree_field_by_field(tensor: Any) ->
     fast = _outcome(lambda: xp.from_dlpack(tensor))
     with _without_fast_path():
         general = _outcome(lambda: xp.from_dlpack(tensor))
-    assert _same(fast, general), (fast, general)
+    assert _same_outcome(fast, general), (fast, general)
     if not tensor.is_neg():  # dlarray's own refusal: torch's __dlpack__ hands the bytes out
         ordinary = _outcome(lambda: xp.from_dlpack(ThroughDunder(tensor)))
-        assert _same(fast, ordinary), (fast, ordinary)
+        assert _same_outcome(fast, ordinary), (fast, ordinary)
     expected_refusal = tensor.requires_grad or tensor.is_conj() or tensor.is_neg()
     assert (fast[0] == "raised") == expected_refusal, fast

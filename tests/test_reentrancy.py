@@ -1,4 +1,4 @@
-"""Re-entrancy (issue 13, item 2): Python code that runs inside an import can itself import.
+"""Re-entrancy: Python code that runs inside an import can itself import.
 
 Garbage collection runs finalizers (``__del__`` of objects in reference cycles) and ``gc.callbacks``
 at any allocation; an import also calls a producer's ``__dlpack__`` and, for an unknown major

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from assertions import same
 
 import dlarray as xp
 
@@ -187,21 +188,9 @@ def test_every_scalar_parameter_of_the_namespace_is_checked_here() -> None:
     assert parameters - ARRAY_PARAMETERS - {(name, parameter) for name, parameter, _ in CALLS} == set()
 
 
-def _same(ours: Any, expected: Any) -> None:
-    if isinstance(ours, (tuple, list)):
-        assert type(ours) is type(expected) and len(ours) == len(expected)
-        for a, b in zip(ours, expected):
-            _same(a, b)
-    elif isinstance(ours, xp.Array):
-        assert type(expected) is xp.Array and ours.dtype == expected.dtype and ours.device == expected.device
-        np.testing.assert_array_equal(np.asarray(ours), np.asarray(expected))
-    else:
-        assert ours == expected and type(ours) is type(expected)
-
-
 @pytest.mark.parametrize("name, parameter, call", CALLS, ids=[f"{n}-{p}" for n, p, _ in CALLS])
 def test_a_0d_array_acts_as_its_python_scalar(name: str, parameter: str, call: Callable[[Scalar], Any]) -> None:
-    _same(call(xp.asarray), call(lambda value: value))
+    same(call(xp.asarray), call(lambda value: value))
 
 
 def test_full_takes_the_dtype_of_a_0d_array_and_the_scalar_rules_for_its_value() -> None:
@@ -236,3 +225,34 @@ def test_the_result_is_made_where_the_0d_arrays_are() -> None:
     with pytest.raises(ValueError, match="different devices: cuda:0 and cpu"):
         scalar_device(xp.Device("cuda:0"), xp.asarray(2.0))
 
+
+@pytest.mark.parametrize("number", [np.float64(0.5), np.float32(0.5), np.int64(1), np.int8(1), np.bool_(True),
+                                    type("MyFloat", (float,), {})(0.5), type("MyInt", (int,), {})(1)],
+                         ids=["float64", "float32", "int64", "int8", "bool_", "float-subclass", "int-subclass"])
+def test_functions_take_numpy_scalars_as_the_operators_do(number: Any) -> None:
+    """A numpy scalar is a 0-d array of its dtype, a subclass of a Python scalar that scalar:
+    ``xp.add(x, v)`` gives exactly ``x + v``, and so do where, clip, isin and searchsorted."""
+    floats = xp.asarray([0.25, 1.0, 2.0], dtype=xp.float32)
+    ints = xp.asarray([1, 2, 3], dtype=xp.int16)
+    x = ints if isinstance(number, (int, np.integer, np.bool_)) else floats
+    # what the operators make of it: a 0-d array of the numpy scalar's dtype, or the Python scalar
+    meant = xp.asarray(number) if isinstance(number, np.generic) else (int if isinstance(number, int) else float)(number)
+    assert (x + number).dtype == (x + meant).dtype
+    for function in (xp.add, xp.multiply, xp.equal, xp.maximum, xp.atan2 if x is floats else xp.bitwise_or):
+        for ours, expected in ((function(x, number), function(x, meant)), (function(number, x), function(meant, x))):
+            assert ours.dtype == expected.dtype
+            assert np.asarray(ours).tolist() == np.asarray(expected).tolist()
+    mask = xp.asarray([True, False, True])
+    chosen = xp.where(mask, x, number)
+    assert chosen.dtype == (x + number).dtype and np.asarray(chosen)[1] == np.asarray(number).astype(np.asarray(chosen).dtype)
+    assert np.asarray(xp.clip(x, number, None)).min() >= number
+    assert xp.isin(x, number).dtype == xp.bool
+    assert int(xp.searchsorted(x, number)) == int(np.searchsorted(np.asarray(x), number))
+
+
+def test_functions_refuse_what_is_not_a_number() -> None:
+    x = xp.asarray([1.0, 2.0])
+    for call in (lambda: xp.add(x, "1"), lambda: xp.where(xp.asarray([True, False]), x, None),
+                 lambda: xp.clip(x, "0"), lambda: xp.isin(x, object()), lambda: xp.add(np.float64(1.0), 2.0)):
+        with pytest.raises(TypeError):
+            call()

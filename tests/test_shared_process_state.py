@@ -1,4 +1,4 @@
-"""Process-wide state another library can change does not change dlarray (issue 13, item 7).
+"""Process-wide state another library can change does not change dlarray.
 
 ``ctypes.pythonapi`` and its cached function objects are shared by every library in a process; a
 library that sets ``ctypes.pythonapi.PyCapsule_GetName.argtypes`` its own way must not break

@@ -1,4 +1,4 @@
-"""scikit-learn fits CUDA arrays through dlarray (issue 17, item 4), checked on the CPU.
+"""scikit-learn fits CUDA arrays through dlarray, checked on the CPU.
 
 cupy here is tests/numpy_cupy.py: numpy over host memory that dlarray is told lives on ``cuda:0``,
 refusing numpy as real cupy does (``np.asarray``, numpy functions and ufuncs on its arrays raise
@@ -15,8 +15,8 @@ benchmarks/bench_sklearn.py), and:
   ``to_device``, and numpy is never handed CUDA data (the fits would raise);
 * cupy's SVD did the decompositions (the estimators that need one call ``cupy.linalg.svd``).
 
-Every other estimator of tests/test_ecosystem.py's list (the array API estimators of scikit-learn
-1.9 and the meta-estimators over them) fits on ``cuda:0`` too, equal to its numpy fit, its outputs
+Every other estimator of the list in tests/array_api_consumers.py (the array API estimators of
+scikit-learn 1.9 and the meta-estimators over them) fits on ``cuda:0`` too, equal to its numpy fit, its outputs
 and fitted arrays on the device. Some copy arrays to the CPU on purpose, with ``to_device``, as they
 do for cupy inputs (``HOST_BY_DESIGN``); one hands CUDA data to numpy and is refused
 (``NUMPY_ONLY``).
@@ -40,7 +40,7 @@ import numpy as np
 import numpy_cupy
 import pytest
 import sklearn
-import test_ecosystem as ecosystem
+from array_api_consumers import ESTIMATORS, fit_and_apply, fitted_numpy_arrays
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import Ridge
@@ -217,8 +217,8 @@ def test_metrics_of_a_pipeline_on_cuda_arrays_equal_numpys(monkeypatch: pytest.M
     assert all(shape == () for shape in traffic.reads) and traffic.moves == []
 
 
-#: estimators of test_ecosystem.ESTIMATORS that scikit-learn 1.9 moves to the CPU on purpose
-#: (``move_to(..., xp=numpy, device="cpu")``, whatever the input library), and why
+#: estimators of ESTIMATORS (tests/array_api_consumers.py) that scikit-learn 1.9 moves to the CPU
+#: on purpose (``move_to(..., xp=numpy, device="cpu")``, whatever the input library), and why
 HOST_BY_DESIGN = {
     "RidgeClassifier svd": "LabelBinarizer builds its one-hot labels with scipy.sparse, on the host",
     "RidgeClassifierCV": "LabelBinarizer builds its one-hot labels with scipy.sparse, on the host",
@@ -234,22 +234,22 @@ NUMPY_ONLY = {
 
 def check_ecosystem_estimator(estimator_case: tuple[Any, ...], on_cuda: Callable[[np.ndarray], Any],
                               monkeypatch: pytest.MonkeyPatch, rtol: float, atol: float) -> None:
-    """One estimator of test_ecosystem.ESTIMATORS fitted on CUDA arrays (``on_cuda`` of its
-    inputs) against its fit on numpy: outputs and fitted arrays on the device and equal to
+    """One estimator of ESTIMATORS (tests/array_api_consumers.py) fitted on CUDA arrays (``on_cuda``
+    of its inputs) against its fit on numpy: outputs and fitted arrays on the device and equal to
     tolerance, only 0-d values read on the host, moves only where scikit-learn makes them."""
     label, make, inputs, methods = estimator_case
     on_gpu = tuple(on_cuda(value) for value in inputs)
     with sklearn.config_context(array_api_dispatch=True):
         if label in NUMPY_ONLY:
             with pytest.raises(TypeError, match="not converted to numpy implicitly"):
-                ecosystem._fit_and_apply(make, on_gpu, methods)
+                fit_and_apply(make, on_gpu, methods)
             return
-        reference, expected = ecosystem._fit_and_apply(make, inputs, methods)
+        reference, expected = fit_and_apply(make, inputs, methods)
         with watch_host_traffic(monkeypatch) as traffic:
-            estimator, results = ecosystem._fit_and_apply(make, on_gpu, methods)
+            estimator, results = fit_and_apply(make, on_gpu, methods)
     for name, result in results.items():
         assert_on_cuda_and_equal(result, expected[name], np.asarray, rtol, atol, f"{label}.{name}(X)")
-    for name, value in ecosystem._fitted_numpy_arrays(reference).items():
+    for name, value in fitted_numpy_arrays(reference).items():
         assert_on_cuda_and_equal(getattr(estimator, name), value, np.asarray, rtol, atol, f"{label}.{name}")
     assert all(shape == () for shape in traffic.reads), f"data read on the host: shapes {traffic.reads}"
     if label in HOST_BY_DESIGN:
@@ -259,7 +259,7 @@ def check_ecosystem_estimator(estimator_case: tuple[Any, ...], on_cuda: Callable
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")  # StandardScaler
-@pytest.mark.parametrize("estimator_case", ecosystem.ESTIMATORS, ids=[case[0] for case in ecosystem.ESTIMATORS])
+@pytest.mark.parametrize("estimator_case", ESTIMATORS, ids=[case[0] for case in ESTIMATORS])
 def test_every_estimator_of_the_ecosystem_list_fits_on_cuda(
     estimator_case: tuple[Any, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:

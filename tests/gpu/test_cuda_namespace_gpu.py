@@ -1,4 +1,4 @@
-"""The namespace on a real GPU gives what it gives on the CPU (issue 17, item 1).
+"""The namespace on a real GPU gives what it gives on the CPU.
 
 The same checks as tests/test_cuda_namespace.py, which runs them on the CPU against a cupy made of
 numpy; here they run with real cupy: special cases bit for bit (signed zeros, NaN positions),

@@ -1,4 +1,4 @@
-"""Hand-off costs on a real GPU, counted, not timed (issue 17, item 4).
+"""Hand-off costs on a real GPU, counted, not timed.
 
 An export to a consumer on another stream makes that stream wait for the data's stream: with the
 device's primary context already current (as cupy and torch leave it), three driver calls per

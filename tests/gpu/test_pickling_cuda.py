@@ -31,7 +31,7 @@ def _ways() -> list:
 def test_a_cuda_array_travels_as_values_and_comes_back_on_its_device() -> None:
     host = np.arange(24, dtype=np.float32).reshape(4, 6)
     x = xp.asarray(host, device="cuda:0")[::-1, 1::2]
-    x.data_ptr, x.strides  # metadata read before the copy (the case)
+    x.data_ptr, x.strides  # metadata read (and kept) on the view before the copy
     expected = host[::-1, 1::2]
     for make in _ways():
         y = make(x)

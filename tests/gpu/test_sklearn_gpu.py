@@ -1,4 +1,4 @@
-"""scikit-learn fits CUDA dlarray arrays as it fits cupy arrays, on a real GPU (issue 17, item 4).
+"""scikit-learn fits CUDA dlarray arrays as it fits cupy arrays, on a real GPU.
 
 The fits of tests/test_sklearn_cuda.py (which runs them on the CPU against a cupy made of numpy),
 here with real cupy: ``StandardScaler``, ``PCA(svd_solver='full')``, ``Ridge(solver='svd')`` and
@@ -7,7 +7,7 @@ cupy arrays (``dlarray.from_dlpack``, zero-copy) and on those cupy arrays themse
 then computes through ``array_api_compat.cupy``). Every fitted attribute, transform and prediction
 of the dlarray fit is a dlarray Array on ``cuda:0`` equal, to rounding, to the cupy fit's; what
 is read on the host during the dlarray fit are single values, nothing is copied off the GPU. The
-other estimators of tests/test_ecosystem.py's list are checked against their numpy fits.
+other estimators of the list in tests/array_api_consumers.py are checked against their numpy fits.
 Skipped without a GPU (conftest.py). benchmarks/bench_sklearn.py --device cuda:0 times the same fits.
 """
 
@@ -71,8 +71,8 @@ def test_metrics_of_a_pipeline_on_cuda_dlarray_equal_cupys(monkeypatch: pytest.M
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")  # StandardScaler
-@pytest.mark.parametrize("estimator_case", cases.ecosystem.ESTIMATORS,
-                         ids=[case[0] for case in cases.ecosystem.ESTIMATORS])
+@pytest.mark.parametrize("estimator_case", cases.ESTIMATORS,
+                         ids=[case[0] for case in cases.ESTIMATORS])
 def test_every_estimator_of_the_ecosystem_list_fits_on_the_gpu(estimator_case: tuple[Any, ...],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The broader sweep of tests/test_sklearn_cuda.py, against the fits on numpy (on the CPU: the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Long reliability runs of dlarray's DLPack core: exactly-once deleters, no leak, threads.
 
-Run ``python tests/stress/stress.py`` for the full sizes of issue 5 (1e5 mixed imports, 3e5
+Run ``python tests/stress/stress.py`` for the full sizes (1e5 mixed imports, 3e5
 import/export/capsule cycles with a resident-memory check, 8 threads for 10 s) or add ``--quick``
 for a run of a few seconds. Each check prints ``PASS``/``FAIL``/``SKIP`` with its numbers, then a
 summary line; the exit status is 1 if any check failed.

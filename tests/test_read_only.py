@@ -1,0 +1,213 @@
+"""Read-only memory stays read-only on every path: assignment, in-place operators, numpy views,
+views and functions, exports, and copies (writable and separate), from every kind of read-only
+source; legacy capsules, which cannot say read-only, import read-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from producer import Producer, make_capsule
+
+import dlarray
+from dlarray._dlpack import (
+    FLAG_READ_ONLY,
+    consume_capsule,
+)
+
+
+def _sources() -> dict[str, Any]:
+    """Read-only arrays, each from another origin (built on demand: some hold producer state)."""
+
+    def producer_flagged() -> Any:
+        made = make_capsule((4, 4), flags=FLAG_READ_ONLY, fill=np.arange(16, dtype=np.float32).tobytes())
+        x = dlarray.from_dlpack(made.capsule)
+        return x
+
+    def numpy_flagged() -> Any:
+        a = np.arange(16.0).reshape(4, 4)
+        a.flags.writeable = False
+        return dlarray.asarray(a)
+
+    def numpy_capsule() -> Any:
+        a = np.arange(16.0).reshape(4, 4)
+        a.flags.writeable = False
+        return dlarray.from_dlpack(a.__dlpack__(max_version=(1, 3)))
+
+    def from_bytes() -> Any:
+        return dlarray.reshape(dlarray.asarray(bytes(range(16))), (4, 4))
+
+    def from_memoryview() -> Any:
+        return dlarray.reshape(dlarray.asarray(memoryview(np.arange(16.0).tobytes()).cast("d")), (4, 4))
+
+    def reexport() -> Any:
+        return dlarray.from_dlpack(producer_flagged().__dlpack__(max_version=(1, 3)))
+
+    def view() -> Any:
+        return numpy_flagged().T[::-1]
+
+    # Legacy capsules cannot say read-only: every one is imported read-only, whatever memory it
+    # points at.
+    def producer_legacy() -> Any:
+        made = make_capsule((4, 4), versioned=False, fill=np.arange(16, dtype=np.float32).tobytes())
+        return dlarray.from_dlpack(made.capsule)
+
+    def numpy_legacy() -> Any:
+        return dlarray.from_dlpack(np.arange(16.0).reshape(4, 4).__dlpack__())
+
+    def pre_dlpack_1_producer() -> Any:  # __dlpack__ takes no keywords: a legacy capsule
+        return dlarray.asarray(Producer(legacy_only=True, shape=(4, 4)))
+
+    def jax_array() -> Any:
+        import jax.numpy as jnp
+
+        return dlarray.from_dlpack(jnp.arange(16.0, dtype=jnp.float32).reshape(4, 4))
+
+    return {"producer-flag": producer_flagged, "numpy-readonly": numpy_flagged,
+            "numpy-capsule": numpy_capsule, "bytes": from_bytes, "memoryview": from_memoryview,
+            "re-export": reexport, "view": view, "legacy-producer": producer_legacy,
+            "legacy-numpy": numpy_legacy, "legacy-only-producer": pre_dlpack_1_producer,
+            "jax": jax_array}
+
+
+SOURCES = _sources()
+IN_PLACE = ["__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+            "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"]
+
+
+@pytest.fixture(params=sorted(SOURCES))
+def readonly_array(request: pytest.FixtureRequest) -> Any:
+    x = SOURCES[request.param]()
+    assert x.readonly
+    before = np.asarray(x).tobytes()
+    yield x
+    assert np.asarray(x).tobytes() == before, "read-only data changed"
+
+
+def test_readonly_setitem(readonly_array: Any) -> None:
+    x = readonly_array
+    mask = dlarray.asarray(np.eye(4, dtype=bool))
+    for key in (0, (1, 2), slice(None), ..., mask, dlarray.asarray(np.array([0, 2]))):
+        with pytest.raises(ValueError, match="read-only"):
+            x[key] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        x[1:][0] = 1  # through a view
+
+
+@pytest.mark.parametrize("method", IN_PLACE)
+def test_readonly_in_place_operators(readonly_array: Any, method: str) -> None:
+    x = readonly_array
+    other = x if method == "__imatmul__" else 1
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(x, method)(other)
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(x[1:], method)(x[1:] if method == "__imatmul__" else 1)
+
+
+def test_readonly_through_numpy(readonly_array: Any) -> None:
+    x = readonly_array
+    for view in (np.asarray(x), np.array(x, copy=False), x.__array__(), np.from_dlpack(x),
+                 np.asarray(x[1:]), np.from_dlpack(x.mT), x._as_native()):
+        assert not view.flags.writeable
+        with pytest.raises(ValueError):
+            view[...] = 0
+        with pytest.raises(ValueError):
+            np.add(view, 1, out=view)
+        with pytest.raises(ValueError):
+            np.copyto(view, 0)
+        if view.base is not None and not isinstance(view.base, np.ndarray):
+            # a view dlarray made: numpy must refuse to turn it writable. (An Array adopted from a
+            # read-only numpy array hands back that array or views of it; numpy lets the owner of
+            # the memory flip its own flag, see docs/safety.md.)
+            with pytest.raises(ValueError, match="WRITEABLE"):
+                view.flags.writeable = True
+
+
+def test_readonly_through_views_and_functions(readonly_array: Any) -> None:
+    x = readonly_array
+    for name, view in {
+        "slice": x[1:, ::2], "T": x.T, "mT": x.mT, "reshape": dlarray.reshape(x, (16,)),
+        "permute_dims": dlarray.permute_dims(x, (1, 0)), "flip": dlarray.flip(x),
+        "broadcast_to": dlarray.broadcast_to(x, (2, 4, 4)), "expand_dims": dlarray.expand_dims(x, axis=0),
+        "squeeze": dlarray.squeeze(dlarray.expand_dims(x, axis=0), axis=0),
+        "astype(copy=False)": dlarray.astype(x, x.dtype, copy=False),
+        "asarray(copy=False)": dlarray.asarray(x, copy=False), "from_dlpack": dlarray.from_dlpack(x),
+        "from_dlpack(copy=False)": dlarray.from_dlpack(x, copy=False),
+        "re-import": dlarray.from_dlpack(x.__dlpack__(max_version=(1, 3))),
+    }.items():
+        # whatever shares the memory is read-only; a result that had to copy may be writable
+        assert view.readonly or not np.shares_memory(np.asarray(view), np.asarray(x)), name
+    assert dlarray.asarray(x, copy=False).readonly and dlarray.from_dlpack(x).readonly
+    assert x[1:, ::2].readonly and x.mT.readonly and dlarray.flip(x).readonly
+
+
+def test_readonly_exports(readonly_array: Any) -> None:
+    x = readonly_array
+    info, _owner = consume_capsule(x.__dlpack__(max_version=(1, 3)))
+    assert info.readonly
+    with pytest.raises(BufferError, match="read-only"):
+        x.__dlpack__()  # a legacy capsule has no flag to carry it
+    with pytest.raises(BufferError, match="read-only"):
+        x.__dlpack__(max_version=(0, 8))
+    import array_api_strict
+
+    assert not array_api_strict.from_dlpack(x)._array.flags.writeable
+
+
+def test_readonly_copies_are_writable_and_separate(readonly_array: Any) -> None:
+    x = readonly_array
+    for copy in (dlarray.asarray(x, copy=True), dlarray.from_dlpack(x, copy=True)):
+        assert not copy.readonly and copy.data_ptr != x.data_ptr
+        copy[...] = 0
+    info, _owner = consume_capsule(x.__dlpack__(copy=True))  # a legacy copy is allowed
+    assert info.data_ptr != x.data_ptr
+    info, _owner = consume_capsule(x.__dlpack__(max_version=(1, 3), copy=True))
+    assert info.is_copied and not info.readonly
+
+
+def test_legacy_imports_are_read_only_versioned_ones_writable() -> None:
+    """A legacy capsule cannot say read-only: read-only, as numpy imports it; copies are writable."""
+    import jax.numpy as jnp
+
+    a = np.arange(6.0)
+    assert dlarray.from_dlpack(a.__dlpack__()).readonly
+    assert np.from_dlpack(jnp.arange(3.0)).flags.writeable is False  # numpy's rule (jax: legacy)
+    assert not dlarray.from_dlpack(a.__dlpack__(max_version=(1, 0))).readonly
+    assert not dlarray.from_dlpack(a).readonly
+    legacy_producers = {"legacy-only": lambda: Producer(legacy_only=True, shape=(2, 3)),
+                        "jax": lambda: jnp.arange(6.0, dtype=jnp.float32)}
+    for name, make in legacy_producers.items():
+        shared = dlarray.from_dlpack(make())
+        assert shared.readonly, name
+        with pytest.raises(ValueError):
+            shared[...] = 1
+        for copy in (dlarray.from_dlpack(make(), copy=True), dlarray.asarray(make(), copy=True)):
+            assert not copy.readonly, name
+            copy[...] = 1
+    # the same memory through a versioned capsule without READ_ONLY is writable
+    made = make_capsule((2, 3), versioned=True)
+    writable = dlarray.from_dlpack(made.capsule)
+    assert not writable.readonly
+    writable[...] = 1
+
+
+def test_torch_ignores_the_read_only_flag() -> None:
+    """What torch does with a read-only export (documented in docs/safety.md).
+
+    torch 2.13 reads the versioned capsule, ignores FLAG_READ_ONLY and returns a writable tensor
+    over the memory. dlarray cannot prevent it: the flag is set, honouring it is the consumer's
+    duty. ``torch.from_dlpack(x, copy=True)`` is the safe way to hand read-only data to torch.
+    """
+    torch = pytest.importorskip("torch")
+    made = make_capsule((4,), flags=FLAG_READ_ONLY, fill=np.arange(4, dtype=np.float32).tobytes())
+    x = dlarray.from_dlpack(made.capsule)
+    info, _ = consume_capsule(x.__dlpack__(max_version=(1, 3)))
+    assert info.readonly  # dlarray's part: the flag is there
+    shared = torch.from_dlpack(x)
+    assert shared.data_ptr() == x.data_ptr, (
+        "torch no longer shares read-only exports: update docs/safety.md")
+    safe = torch.from_dlpack(x, copy=True)
+    assert safe.data_ptr() != x.data_ptr
+    safe[0] = 99.0
+    assert float(x[0]) == 0.0
