@@ -61,6 +61,7 @@ _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
+_CPU = CPU  # the device numpy's producer names: its exports of CPU arrays need no retargeting
 
 
 class Array:
@@ -96,9 +97,10 @@ class Array:
         "__weakref__",
     )
     # Every slot is set by _new, the one constructor: a new field is added there and nowhere else.
-    # Except the cache _export_view, unset until the first retargeted export: a store in every
-    # constructor would cost every Array (each result, import and slice) for what only exports of
-    # CUDA and other retargeted memory use.
+    # Two kinds of slot wait until they are needed, because a store in the constructor would cost
+    # every result and slice for what few of them use: the buffer's description (_offset, _shape,
+    # _strides, _flags) of a backend result, read from the result by _fill_metadata when _data is
+    # None (_ensure_metadata); and the cache _export_view, set by the first retargeted export.
     _native: Any
     _owner: Any
     _data: int | None
@@ -374,8 +376,8 @@ class Array:
         ``dtype``: another element type of the same width to label the elements with (the
         unsigned carrier through which dtypes numpy lacks are copied); default this array's.
         """
-        return _new(None, self._owner, self._data, offset, shape, strides, dtype or self._dtype,
-                    self._device, self._flags, self._stream)
+        return _new(None, self._owner, dtype or self._dtype, self._device, self._stream,
+                    (self._data, offset, shape, strides, self._flags))
 
     # ---------------------------------------------------------------- DLPack
     @property
@@ -436,8 +438,7 @@ class Array:
         >>> xp.zeros(3).__dlpack_device__()
         (<DLDeviceType.CPU: 1>, 0)
         """
-        device = self._device
-        return device.type, device.id
+        return self._device._dlpack_device
 
     def __dlpack__(
         self,
@@ -499,25 +500,33 @@ class Array:
         >>> np.from_dlpack(xp.asarray([1.0, 2.0]))  # numpy calls __dlpack__ itself
         array([1., 2.])
         """
-        if (dl_device is None and (copy is None or copy is False) and type(max_version) is tuple
+        native = self._native
+        if native is not None and stream is None and dl_device is None and self._device is _CPU and (
+                copy is None or copy is False):
+            # The commonest export: an array numpy holds, on the CPU, no copy. numpy's C producer
+            # describes it exactly and carries the read-only flag of the view itself (as _export
+            # does), for arguments the checks below accept; anything else goes the general way.
+            if max_version is None:
+                try:
+                    return native.__dlpack__()
+                except BufferError:
+                    pass  # a read-only array: the general path refuses it in dlarray's words
+            elif max_version is _accepted_version or max_version is _accepted_version_before:
+                return native.__dlpack__(max_version=DLPACK_VERSION)
+        elif (dl_device is None and (copy is None or copy is False) and type(max_version) is tuple
                 and len(max_version) == 2 and type(max_version[0]) is int and type(max_version[1]) is int
                 and max_version[0] >= 1 and max_version[1] >= 0):
-            # The common exports, with arguments the checks below accept: versioned, no copy, on the
-            # array's device. What the general path does for them, without its argument checks.
-            native = self._native
             device = self._device
             backend = device.backend
-            if (native is not None and stream is None and device is backend.native_export_device
-                    and self._dtype.numpy_dtype is not None):
-                # an array numpy describes exactly: numpy's C producer carries the read-only flag
-                # of the view itself (_export does the same)
-                return native.__dlpack__(max_version=DLPACK_VERSION)
             if backend.orders_streams and (stream is None or (type(stream) is int and stream > 0)):
                 # CUDA, a consumer stream backend.consumer_stream takes as it is (None: the legacy
-                # default stream): ordered after the data's stream, then the retargeted export
+                # default stream), versioned, no copy: ordered after the data's stream, then the
+                # retargeted export
                 _cuda.order(self._stream, _LEGACY_DEFAULT_STREAM if stream is None else stream, device.id)
                 return self._export(True)
         versioned = _versioned_export(max_version)
+        if versioned:
+            _accept_version(max_version)
         if copy is not None and copy is not True and copy is not False:
             copy = copy_argument(copy)
         device = self._device
@@ -1294,7 +1303,7 @@ class Array:
             # cupy's), on this array's device and stream (pinned memory stays pinned), owned
             # through its base; its metadata is read from it when asked for
             view = native[key]
-            return _new(view, view, None, 0, (), (), self._dtype, self._device, 0, self._stream)
+            return _new(view, view, self._dtype, self._device, self._stream)
         if native is not None or self._computable():
             return wrap(native_getitem(self, key))
         # no backend computes with it: a view by metadata, or a selection of the elements' bits
@@ -1359,28 +1368,29 @@ class Array:
 
 
 def _new(
-    native: Any, owner: Any, data: int | None, byte_offset: int, shape: tuple[int, ...],
-    strides: tuple[int, ...], dtype: DType, device: Device, flags: int, stream: int,
+    native: Any, owner: Any, dtype: DType, device: Device, stream: int,
+    described: tuple[int, int, tuple[int, ...], tuple[int, ...], int] | None = None,
 ) -> Array:
     """The constructor of Arrays: every Array is made here, and every slot is set here.
 
     ``native`` is the backend array over the memory (None until a computation asks for one);
-    ``owner`` keeps the memory alive. ``data`` None means that pointer, offset, shape, strides and
-    flags are read from ``native`` when first asked for (backend results): the values passed for
-    them are placeholders. ``stream`` is the DLPack stream the data is ordered on (CUDA), 1 (the
-    legacy default stream) for data nothing is pending on.
+    ``owner`` keeps the memory alive. ``stream`` is the DLPack stream the data is ordered on
+    (CUDA), 1 (the legacy default stream) for data nothing is pending on. ``described`` is the
+    buffer's description where it is known (imports, views by metadata, dtypes no backend has):
+    ``(data, byte_offset, shape, strides, flags)``. None for a backend result: its description is
+    read from ``native`` when first asked for (:meth:`Array._fill_metadata`), and until then only
+    ``_data`` is set, to None.
     """
     self = _new_array(Array)
     self._native = native
     self._owner = owner
-    self._data = data
-    self._offset = byte_offset
-    self._shape = shape
-    self._strides = strides
     self._dtype = dtype
     self._device = device
-    self._flags = flags
     self._stream = stream
+    if described is None:
+        self._data = None
+    else:
+        self._data, self._offset, self._shape, self._strides, self._flags = described
     return self
 
 
@@ -1397,8 +1407,8 @@ def _adopt(
         device = _DEVICE_CACHE[device_type, device_id]
     except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
         device = device_of(device_type, device_id)
-    return _new(None, owner, data, byte_offset, shape, strides, _DTYPE_BY_CODE[dtype_code, dtype_bits], device,
-                flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+    return _new(None, owner, _DTYPE_BY_CODE[dtype_code, dtype_bits], device, _LEGACY_DEFAULT_STREAM,
+                (data, byte_offset, shape, strides, flags & _KEPT_FLAGS))
 
 
 def _over_host_memory(
@@ -1408,8 +1418,8 @@ def _over_host_memory(
     """An Array of ``dtype`` over the host memory of the numpy array ``owner`` (its elements as
     unsigned integers of the same width, or bytes): how stored-only dtypes (bfloat16, float8...)
     are held once copied, selected or decoded on the host. ``strides`` in elements of ``dtype``."""
-    return _new(None, owner, owner.__array_interface__["data"][0], 0, shape, strides, dtype, device,
-                flags & _KEPT_FLAGS, _LEGACY_DEFAULT_STREAM)
+    return _new(None, owner, dtype, device, _LEGACY_DEFAULT_STREAM,
+                (owner.__array_interface__["data"][0], 0, shape, strides, flags & _KEPT_FLAGS))
 
 
 # Bound once: a method call on a name bound by an import compiles to a slower attribute load and
@@ -1437,7 +1447,7 @@ def wrap(native: Any) -> Array:
         native, placed = placed_result(native)
     device, stream = placed
     # the metadata is read from the result when asked for
-    return _new(native, native, None, 0, (), (), BY_NUMPY[native.dtype], device, 0, stream)
+    return _new(native, native, BY_NUMPY[native.dtype], device, stream)
 
 
 def _foreign_operand(value: Any, array: Array) -> Any:
@@ -1533,6 +1543,21 @@ def _target_device(dl_device: Any) -> Device:
         raise BufferError(f"cannot export to dl_device={dl_device!r}: no such DLPack device") from None
 
 
+# The last two max_version tuples the checks of _versioned_export accepted, by identity: a consumer
+# passes the same tuple object at every call (numpy's is a C constant, torch's a code constant),
+# which the fast path of __dlpack__ then knows to be valid without checking it again (an equal
+# tuple of other objects, (True, 0), is not the same object). Held here, so no id is reused.
+_accepted_version: Any = None
+_accepted_version_before: Any = None
+
+
+def _accept_version(max_version: tuple[int, int]) -> None:
+    global _accepted_version, _accepted_version_before
+    if type(max_version[0]) is int and type(max_version[1]) is int and max_version is not _accepted_version:
+        # numpy's integers and other __index__ objects are checked at every call
+        _accepted_version_before, _accepted_version = _accepted_version, max_version
+
+
 def _versioned_export(max_version: Any) -> bool:
     """``__dlpack__``'s ``max_version``: None or a tuple of two ints (TypeError), neither
     negative (ValueError); whether the consumer reads versioned capsules (major 1 or more)."""
@@ -1618,8 +1643,8 @@ def _relabelled(bits: Array, like: Array) -> Array:
     """The backend result ``bits`` (a copy of a :func:`_bits_carrier`) as an Array of ``like``'s
     dtype and sub-byte padding over the same memory, on its device and stream."""
     bits._ensure_metadata()
-    return _new(None, bits._owner, bits._data, 0, bits._shape, bits._strides, like._dtype, bits._device,
-                like._flags & FLAG_IS_SUBBYTE_TYPE_PADDED, bits._stream)
+    return _new(None, bits._owner, like._dtype, bits._device, bits._stream,
+                (bits._data, 0, bits._shape, bits._strides, like._flags & FLAG_IS_SUBBYTE_TYPE_PADDED))
 
 
 # The reconstructor every pickled Array names: pickles store its qualified name

@@ -262,8 +262,8 @@ def _copy_of_elements(needed: _interfaces.CopyNeeded) -> Array:
         raise TypeError(f"{needed}; copying it: {exc}") from None
     copied._ensure_metadata()
     shape = needed.shape
-    return _array_of_fields(None, copied._owner, copied._data, 0, shape, contiguous_strides(shape),
-                            BY_DLPACK[needed.dtype_code, needed.dtype_bits], copied._device, 0, copied._stream)
+    return _array_of_fields(None, copied._owner, BY_DLPACK[needed.dtype_code, needed.dtype_bits], copied._device,
+                            copied._stream, (copied._data, 0, shape, contiguous_strides(shape), 0))
 
 
 def asarray(

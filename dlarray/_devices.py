@@ -61,10 +61,11 @@ class Device:
     (<DLDeviceType.CUDA: 2>, 1)
     """
 
-    __slots__ = ("type", "id", "backend")
+    __slots__ = ("type", "id", "backend", "_dlpack_device")
     type: DLDeviceType
     id: int
     backend: Any  # the dlarray._backend.Backend that serves this kind of device (set by it)
+    _dlpack_device: tuple[DLDeviceType, int]  # (type, id): what __dlpack_device__ returns, made once
 
     def __new__(
         cls, type: str | DLDeviceType | int, id: int | None = None  # noqa: A002 - DLPack's names
@@ -150,6 +151,7 @@ def device_of(device_type: int, device_id: int) -> Device:
         found = object.__new__(Device)
         object.__setattr__(found, "type", DLDeviceType(device_type))
         object.__setattr__(found, "id", device_id)
+        object.__setattr__(found, "_dlpack_device", (found.type, device_id))
         _attach_backend(found)
         _cache[key] = found
     return found

@@ -239,3 +239,15 @@ def test_from_dlpack_exchange_path_matches_the_general_path(device: int, copy: i
     fast = _import_outcome(lambda: xp.from_dlpack(tensor, **options), source)
     general = _import_outcome(lambda: xp.from_dlpack(ThroughDunder(tensor), **options), source)
     assert fast == general
+
+
+def test_an_accepted_max_version_does_not_vouch_for_an_equal_one_of_bools() -> None:
+    """The export shortcut remembers the version tuples it has checked by identity: a tuple that
+    compares equal to one of them but holds bools is still refused, on every call."""
+    x = xp.asarray([1.0, 2.0])
+    accepted = (1, 0)
+    for _ in range(3):
+        assert capsule_name(x.__dlpack__(max_version=accepted)) == "dltensor_versioned"
+        for equal in ((True, 0), (True, False), (1, False)):
+            with pytest.raises(TypeError, match="max_version must be a tuple of two ints"):
+                x.__dlpack__(max_version=equal)

@@ -18,7 +18,8 @@ from producer import make_capsule
 import dlarray
 from dlarray import _backend, _cuda
 from dlarray._backend import BackendUnavailable, backend_for
-from dlarray._dlpack import DLDeviceType
+from dlarray._dlpack import FLAG_READ_ONLY, DLDeviceType
+from dlarray.testing import read_capsule
 
 CUDA = (int(DLDeviceType.CUDA), 0)
 
@@ -156,17 +157,32 @@ def test_cuda_values_are_read_through_a_host_copy(fake_cupy: _FakeCupy) -> None:
     assert ("get", 0) in fake_cupy.calls  # on cupy's current stream of the array's device
 
 
-def test_every_way_of_making_an_array_sets_every_slot() -> None:
-    """Arrays made every way (results, imports, slices, views, stored-only dtypes) have every slot
-    set (all but the export cache, which the first retargeted export sets: tests/test_cuda_export.py)."""
-    slots = [name for name in dlarray.Array.__slots__ if name not in ("__weakref__", "_export_view")]
+def test_every_way_of_making_an_array_describes_its_buffer() -> None:
+    """Arrays made every way (results, imports, slices, views by metadata, stored-only dtypes,
+    reversed and read-only views) tell their pointer, shape, strides and read-only flag as the
+    memory's own description says, and export a capsule with the same fields, however their
+    description was first read (at import, or from the backend result when asked for)."""
+    base = np.arange(12.0).reshape(3, 4)
+    frozen = base.copy()
+    frozen.flags.writeable = False
     made = [
-        dlarray._array.wrap(np.arange(3.0)),  # a backend result
-        dlarray.from_dlpack(make_capsule((2, 3)).capsule),  # an import
-        dlarray.asarray([1.0, 2.0, 3.0])[1:],  # the inline slice
-        dlarray.ones((2, 2)).mT,  # a view
-        dlarray.ones(2, dtype=dlarray.bfloat16),  # bits relabelled
+        (dlarray._array.wrap(base), base),  # a backend result
+        (dlarray.from_dlpack(base), base),  # an import
+        (dlarray.from_dlpack(frozen), frozen),  # a read-only import
+        (dlarray.asarray(base)[1:], base[1:]),  # a slice of a result
+        (dlarray.asarray(base)[::-1, 1], base[::-1, 1]),  # a reversed view
+        (dlarray.asarray(base).mT, base.T),  # a view
+        (dlarray.broadcast_to(dlarray.asarray(base[0]), (3, 4)), np.broadcast_to(base[0], (3, 4))),  # read-only result
     ]
-    for array in made:
-        for name in slots:
-            getattr(array, name)  # AttributeError for a slot left unset
+    for array, expected in made:
+        assert array.data_ptr == expected.ctypes.data
+        assert array.shape == expected.shape
+        assert array.strides == tuple(s // expected.itemsize for s in expected.strides)
+        assert array.readonly is (not expected.flags.writeable)
+        fields = read_capsule(array.__dlpack__(max_version=(1, 0)))
+        assert (fields.data + fields.byte_offset, fields.shape, fields.strides) == (
+            array.data_ptr, array.shape, array.strides)
+        assert bool(fields.flags & FLAG_READ_ONLY) is array.readonly
+    bits = dlarray.ones((2, 3), dtype=dlarray.bfloat16)[:, ::2]  # stored-only: a view by metadata
+    assert bits.shape == (2, 2) and bits.strides == (3, 2) and not bits.readonly
+    assert dlarray.asarray(bits, copy=True).strides == (2, 1)
