@@ -247,7 +247,7 @@ def test_an_accepted_max_version_does_not_vouch_for_an_equal_one_of_bools() -> N
     x = xp.asarray([1.0, 2.0])
     accepted = (1, 0)
     for _ in range(3):
-        assert capsule_name(x.__dlpack__(max_version=accepted)) == "dltensor_versioned"
+        assert capsule_name(x.__dlpack__(max_version=accepted)) == b"dltensor_versioned"
         for equal in ((True, 0), (True, False), (1, False)):
             with pytest.raises(TypeError, match="max_version must be a tuple of two ints"):
                 x.__dlpack__(max_version=equal)
