@@ -63,6 +63,18 @@ MAIN_EXPORTS = [
     ("torch.from_dlpack(dlarray)", "torch_from(x)"),
     ("torch.from_dlpack(numpy)", "torch_from(a)"),
 ]
+# Hand-offs: the same consumer reading the dlarray Array and the numpy array it holds, and the
+# Array's own export and slice beside numpy's (a Python method against numpy's C one).
+MAIN_HANDOFFS = [
+    ("x.__dlpack__()", "x.__dlpack__()"),
+    ("a.__dlpack__() (numpy)", "a.__dlpack__()"),
+    ("numpy.from_dlpack(numpy)", "np_from(a)"),
+    # jax imports asynchronously (a copy, where it makes one, runs on its thread pool): wait
+    ("jax.dlpack.from_dlpack(dlarray)", "jax_from(x).block_until_ready()"),
+    ("jax.dlpack.from_dlpack(numpy)", "jax_from(a).block_until_ready()"),
+    ("x[1:-1]", "x[1:-1]"),
+    ("a[1:-1] (numpy)", "a[1:-1]"),
+]
 MAIN_BYTES = [
     ("dlarray.asarray(bytes)", "dl_asarray(b)"),
     ("pydlpack.asdlpack(bytes)", "asdlpack(b)"),
@@ -111,18 +123,17 @@ def _missing(library: str) -> Callable[..., Any]:
 
 def _peers(compare: bool) -> dict[str, Any]:
     """The peer modules: torch and pydlpack always, jax and array-api-strict with --compare."""
-    peers = {"torch": _optional("torch"), "dlpack": _optional("dlpack")}
+    peers = {"torch": _optional("torch"), "dlpack": _optional("dlpack"), "jax": _optional("jax")}
+    if peers["jax"] is not None:
+        import jax.dlpack  # noqa: F401  (a submodule: not imported by ``import jax``)
     if compare:
-        peers["jax"] = _optional("jax")
-        if peers["jax"] is not None:
-            import jax.dlpack  # noqa: F401  (a submodule: not imported by ``import jax``)
         peers["array_api_strict"] = _optional("array_api_strict")
     return peers
 
 
 def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any]:
     """Buffers of ``size`` float32 elements (allocated and touched once) and the functions timed."""
-    torch = peers["torch"]
+    torch, jax = peers["torch"], peers["jax"]
     a = np.ones(size, dtype=np.float32)
     ns: dict[str, Any] = {
         "a": a,
@@ -133,6 +144,7 @@ def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any
         "torch_from": torch.from_dlpack if torch else _missing("torch"),
         "asdlpack": peers["dlpack"].asdlpack if peers["dlpack"] else _missing("pydlpack"),
         "t": torch.ones(size, dtype=torch.float32) if torch else None,
+        "jax_from": jax.dlpack.from_dlpack if jax else _missing("jax"),
     }
     try:
         ns["x"] = dlarray.from_dlpack(a)
@@ -140,8 +152,7 @@ def _namespace(size: int, peers: dict[str, Any], compare: bool) -> dict[str, Any
         print(f"note: dlarray.from_dlpack(numpy) failed at size {size}: {error}")
         ns["x"] = None
     if compare:
-        jax, xs = peers.get("jax"), peers.get("array_api_strict")
-        ns["jax_from"] = jax.dlpack.from_dlpack if jax else _missing("jax")
+        xs = peers.get("array_api_strict")
         ns["j"] = jax.device_put(a).block_until_ready() if jax else None
         ns["xs_from"] = xs.from_dlpack if xs else _missing("array_api_strict")
         ns["s"] = xs.asarray(a) if xs else None
@@ -172,7 +183,7 @@ def run_latency(sizes: list[int], settings: Settings, peers: dict[str, Any], com
     All sizes are allocated first and every (operation, size) pair is measured in the same rounds,
     so that flatness over sizes and ratios between operations are not skewed by a change of load.
     """
-    main = MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES
+    main = MAIN_IMPORTS + MAIN_EXPORTS + MAIN_HANDOFFS + MAIN_BYTES
     ops = main + (_compare_ops({label for label, _ in main}) if compare else [])
     spaces = {size: _namespace(size, peers, compare) for size in sizes}
     jobs = [(label, str(size), stmt, spaces[size]) for size in sizes for label, stmt in ops]
@@ -285,6 +296,10 @@ def _per_size_ratio(results: Results, sizes: list[int], numerator: str, denomina
     return {str(n): ratio(results.median(numerator, str(n)), results.median(denominator, str(n))) for n in sizes}
 
 
+def _difference(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else first - second
+
+
 def _flatness(results: Results, sizes: list[int], label: str) -> float | None:
     """max/min of an operation's latency over all sizes (None if any size is n/a)."""
     values = [results.median(label, str(n)) for n in sizes]
@@ -300,11 +315,19 @@ def targets(results: Results, sizes: list[int], memory: dict[str, Any] | None) -
         ("from_dlpack(numpy) / anchor", "dlarray.from_dlpack(numpy)", ANCHOR, "<=", 1.0),
         ("from_dlpack(torch) / anchor", "dlarray.from_dlpack(torch)", ANCHOR, "<=", 1.0),
         ("numpy.from_dlpack(dlarray) / anchor", "numpy.from_dlpack(dlarray)", ANCHOR, "<=", 1.0),
-        ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)", "<=", 1.5),
+        # hand-offs: the consumer reading the Array against the same consumer reading numpy's array
+        ("x.__dlpack__() / numpy's a.__dlpack__()", "x.__dlpack__()", "a.__dlpack__() (numpy)", "<=", 3.0),
+        ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)", "<=", 1.1),
+        ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax.dlpack.from_dlpack(dlarray)", "jax.dlpack.from_dlpack(numpy)", "<=", 1.1),
+        ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "numpy.from_dlpack(dlarray)", "numpy.from_dlpack(numpy)", "<=", 1.5),
         ("pydlpack(bytes) / dlarray.asarray(bytes)", "pydlpack.asdlpack(bytes)", "dlarray.asarray(bytes)", ">=", 10.0),
     ]:
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
         found.append(Target(name, worst(per_size.values(), op), op, bound, per_size))
+    # a slice's cost over numpy's, in microseconds (a Python method around numpy's slice)
+    over = {str(n): _difference(results.median("x[1:-1]", str(n)), results.median("a[1:-1] (numpy)", str(n)))
+            for n in sizes}
+    found.append(Target("x[1:-1] minus numpy's a[1:-1]", worst(over.values(), "<="), "<=", 0.25, over, "us"))
     for label in DLARRAY_IMPORTS:
         found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))
     if memory is not None:
@@ -344,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     peers = _peers(args.compare)
     results, labels = run_latency(sizes, settings, peers, args.compare)
-    main_count = len(MAIN_IMPORTS + MAIN_EXPORTS + MAIN_BYTES)
+    main_count = len(MAIN_IMPORTS + MAIN_EXPORTS + MAIN_HANDOFFS + MAIN_BYTES)
     print_latency(results, labels, sizes, main_count)
 
     shapes = run_shapes(settings, peers)
