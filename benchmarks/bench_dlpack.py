@@ -66,14 +66,14 @@ MAIN_EXPORTS = [
 # Hand-offs: the same consumer reading the dlarray Array and the numpy array it holds, and the
 # Array's own export and slice beside numpy's (a Python method against numpy's C one).
 MAIN_HANDOFFS = [
-    ("x.__dlpack__()", "x.__dlpack__()"),
-    ("a.__dlpack__() (numpy)", "a.__dlpack__()"),
+    ("dlarray.Array.__dlpack__()", "x.__dlpack__()"),
+    ("numpy.ndarray.__dlpack__()", "a.__dlpack__()"),
     ("numpy.from_dlpack(numpy)", "np_from(a)"),
     # jax imports asynchronously (a copy, where it makes one, runs on its thread pool): wait
     ("jax.dlpack.from_dlpack(dlarray)", "jax_from(x).block_until_ready()"),
     ("jax.dlpack.from_dlpack(numpy)", "jax_from(a).block_until_ready()"),
-    ("x[1:-1]", "x[1:-1]"),
-    ("a[1:-1] (numpy)", "a[1:-1]"),
+    ("dlarray.Array[1:-1]", "x[1:-1]"),
+    ("numpy.ndarray[1:-1]", "a[1:-1]"),
 ]
 MAIN_BYTES = [
     ("dlarray.asarray(bytes)", "dl_asarray(b)"),
@@ -316,7 +316,7 @@ def targets(results: Results, sizes: list[int], memory: dict[str, Any] | None) -
         ("from_dlpack(torch) / anchor", "dlarray.from_dlpack(torch)", ANCHOR, "<=", 1.0),
         ("numpy.from_dlpack(dlarray) / anchor", "numpy.from_dlpack(dlarray)", ANCHOR, "<=", 1.0),
         # hand-offs: the consumer reading the Array against the same consumer reading numpy's array
-        ("x.__dlpack__() / numpy's a.__dlpack__()", "x.__dlpack__()", "a.__dlpack__() (numpy)", "<=", 3.0),
+        ("Array.__dlpack__() / numpy's ndarray.__dlpack__()", "dlarray.Array.__dlpack__()", "numpy.ndarray.__dlpack__()", "<=", 3.0),
         ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)", "<=", 1.1),
         ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax.dlpack.from_dlpack(dlarray)", "jax.dlpack.from_dlpack(numpy)", "<=", 1.1),
         ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "numpy.from_dlpack(dlarray)", "numpy.from_dlpack(numpy)", "<=", 1.5),
@@ -325,9 +325,9 @@ def targets(results: Results, sizes: list[int], memory: dict[str, Any] | None) -
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
         found.append(Target(name, worst(per_size.values(), op), op, bound, per_size))
     # a slice's cost over numpy's, in microseconds (a Python method around numpy's slice)
-    over = {str(n): _difference(results.median("x[1:-1]", str(n)), results.median("a[1:-1] (numpy)", str(n)))
+    over = {str(n): _difference(results.median("dlarray.Array[1:-1]", str(n)), results.median("numpy.ndarray[1:-1]", str(n)))
             for n in sizes}
-    found.append(Target("x[1:-1] minus numpy's a[1:-1]", worst(over.values(), "<="), "<=", 0.25, over, "us"))
+    found.append(Target("Array[1:-1] minus numpy's ndarray[1:-1]", worst(over.values(), "<="), "<=", 0.25, over, "us"))
     for label in DLARRAY_IMPORTS:
         found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))
     if memory is not None:
