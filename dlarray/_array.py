@@ -835,12 +835,12 @@ class Array:
         Returns
         -------
         Array
-            The copy.
+            The copy, fresh memory as :meth:`__copy__` makes it.
 
         Raises
         ------
         TypeError
-            The values cannot be read (see :meth:`__reduce_ex__`).
+            Where :meth:`__copy__` raises it: the values cannot be read.
 
         Examples
         --------
