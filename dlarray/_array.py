@@ -46,7 +46,7 @@ from ._backend import (
     placed_result,
 )
 from ._dtypes import BY_DLPACK as _DTYPE_BY_CODE
-from ._dtypes import BY_NUMPY, DType
+from ._dtypes import BY_NUMPY, PYTHON_SCALARS, DType
 from ._float_formats import decode
 from ._indexing import basic_geometry, is_basic, native_getitem, raw_setitem, selected_bits, setitem
 from ._pickling import elements_from_pickle, host_elements, host_source, pickled_fields
@@ -56,12 +56,10 @@ if TYPE_CHECKING:
     import cupy
     import numpy.typing as npt
 
-_SCALAR_TYPES = (bool, int, float, complex)
 _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
-_CPU = CPU  # the device numpy's producer names: its exports of CPU arrays need no retargeting
 
 
 class Array:
@@ -501,7 +499,7 @@ class Array:
         array([1., 2.])
         """
         native = self._native
-        if native is not None and stream is None and dl_device is None and self._device is _CPU and (
+        if native is not None and stream is None and dl_device is None and self._device is CPU and (
                 copy is None or copy is False):
             # The commonest export: an array numpy holds, on the CPU, no copy. numpy's C producer
             # describes it exactly and carries the read-only flag of the view itself (as _export
@@ -513,9 +511,8 @@ class Array:
                     pass  # a read-only array: the general path refuses it in dlarray's words
             elif max_version is _accepted_version or max_version is _accepted_version_before:
                 return native.__dlpack__(max_version=DLPACK_VERSION)
-        elif (dl_device is None and (copy is None or copy is False) and type(max_version) is tuple
-                and len(max_version) == 2 and type(max_version[0]) is int and type(max_version[1]) is int
-                and max_version[0] >= 1 and max_version[1] >= 0):
+        elif dl_device is None and (copy is None or copy is False) and (
+                max_version is _accepted_version or max_version is _accepted_version_before):
             device = self._device
             backend = device.backend
             if backend.orders_streams and (stream is None or (type(stream) is int and stream > 0)):
@@ -1493,11 +1490,11 @@ def scalar_operand(value: Any, device: Device) -> Any:
     >>> scalar_operand(0.5, CPU), scalar_operand(np.float32(0.5), CPU)
     (0.5, Array(0.5, dtype=float32, device=cpu))
     """
-    if type(value) in _SCALAR_TYPES:
+    if type(value) in PYTHON_SCALARS:
         return value
     if isinstance(value, np.generic):
         return wrap(device.backend.xp.asarray(value)) if value.dtype in BY_NUMPY else None
-    for scalar_type in _SCALAR_TYPES:  # bool first: it is an int subclass
+    for scalar_type in PYTHON_SCALARS:  # bool first: it is an int subclass
         if isinstance(value, scalar_type):
             return scalar_type(value)
     return None
@@ -1547,8 +1544,9 @@ def _target_device(dl_device: Any) -> Device:
 # passes the same tuple object at every call (numpy's is a C constant, torch's a code constant),
 # which the fast path of __dlpack__ then knows to be valid without checking it again (an equal
 # tuple of other objects, (True, 0), is not the same object). Held here, so no id is reused.
-_accepted_version: Any = None
-_accepted_version_before: Any = None
+# (never None, which asks for a legacy export: they start as this package's own version, valid)
+_accepted_version: tuple[int, int] = DLPACK_VERSION
+_accepted_version_before: tuple[int, int] = DLPACK_VERSION
 
 
 def _accept_version(max_version: tuple[int, int]) -> None:

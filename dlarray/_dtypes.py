@@ -7,6 +7,7 @@ be held, viewed, indexed and handed on through DLPack, not computed with.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -119,6 +120,8 @@ float4_e2m1fn = _make("float4_e2m1fn", _Code.FLOAT4_E2M1FN, 4, "extended floatin
 
 #: The ``DType.kind`` of the integer dtypes.
 INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
+# The Python scalar types the standard takes beside Arrays (bool first: it is an int subclass).
+PYTHON_SCALARS: tuple[type, ...] = (builtins.bool, int, float, complex)  # this module's bool is the dtype
 
 #: Every dtype, Array API ones first.
 ALL_DTYPES: tuple[DType, ...] = (

@@ -21,6 +21,7 @@ import numpy as np
 from ._array import Array, scalar_operand, wrap
 from ._devices import CPU, devices_differ
 from ._docs import declared, parameter_names
+from ._dtypes import PYTHON_SCALARS
 from ._elementwise_docs import INTEGER_COMPUTED, SAME, docstring
 
 # in the order of the API reference's page (``members_order: __all__``)
@@ -36,7 +37,6 @@ __all__ = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert",
 ]
 
-_SCALARS = (bool, int, float, complex)
 _HOST_XP = CPU.backend.xp
 _Scalar = TypeVar("_Scalar")
 _Function = TypeVar("_Function", bound=Callable[..., Array])
@@ -87,14 +87,14 @@ def _operands(x1: Any, x2: Any) -> tuple[Any, Any, Any]:
                 raise ValueError(devices_differ(device, x2._device))
             b = x2._native
             return device.backend.xp, a, (x2._as_native() if b is None else b)
-        if type(x2) in _SCALARS:
+        if type(x2) in PYTHON_SCALARS:
             return device.backend.xp, a, x2
         number = scalar_operand(x2, device)  # a numpy scalar, a float subclass...: as the operators
         if number is None:
             raise TypeError(f"expected an Array or a Python scalar, got {type(x2).__name__}")
         return _operands(x1, number)
     if type(x2) is Array:
-        if type(x1) in _SCALARS:
+        if type(x1) in PYTHON_SCALARS:
             return x2._device.backend.xp, x1, x2._as_native()
         number = scalar_operand(x1, x2._device)
         if number is not None:

@@ -19,14 +19,13 @@ import numpy as np
 
 from ._backend import numeric_native
 from ._devices import devices_differ
-from ._dtypes import INTEGER_KINDS
+from ._dtypes import INTEGER_KINDS, PYTHON_SCALARS
 from ._float_formats import encode
 from ._storage import bits_view
 
 if TYPE_CHECKING:
     from ._array import Array
 
-_SCALAR_TYPES = (bool, int, float, complex)
 _ndarray = np.ndarray
 
 
@@ -192,7 +191,7 @@ def raw_setitem(array: Array, key: Any, value: Any) -> None:
         if is_array:
             values = value._printable() if value._dtype.numpy_dtype is None else value._host_native()
         else:
-            values = numeric_native(array._device, value) if type(value) not in _SCALAR_TYPES else np.asarray(value)
+            values = numeric_native(array._device, value) if type(value) not in PYTHON_SCALARS else np.asarray(value)
         bits = encode(np.asarray(values, dtype=np.float64), array._dtype)
     try:
         bits_view(array)[_native_key(array, key)] = bits

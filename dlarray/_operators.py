@@ -24,10 +24,10 @@ from typing import Any
 
 from . import _elementwise_functions as ew
 from ._array import Array, _foreign_operand
+from ._dtypes import PYTHON_SCALARS
 from ._linear_algebra_functions import matmul
 from ._operator_docs import document, document_matmul
 
-_SCALAR_TYPES = (bool, int, float, complex)
 
 # (symbol, function): the in-place form of a function declared as one ufunc call runs that ufunc
 # with ``out=`` (``ew.UFUNCS``); one with fix-ups computes with the function and copies back.
@@ -65,14 +65,14 @@ UNARY: tuple[tuple[str, Callable[[Array], Array]], ...] = (
 def _operand(self: Array, other: Any) -> Any:
     """``other`` as an operand of ``self``'s operator (an Array or a Python scalar), or None for
     NotImplemented."""
-    if type(other) is Array or type(other) in _SCALAR_TYPES:
+    if type(other) is Array or type(other) in PYTHON_SCALARS:
         return other
     return _foreign_operand(other, self)
 
 
 def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+        if type(other) is not Array and type(other) not in PYTHON_SCALARS:
             other = _foreign_operand(other, self)
             if other is None:
                 return NotImplemented
@@ -83,7 +83,7 @@ def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
 
 def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
-        if type(other) is not Array and type(other) not in _SCALAR_TYPES:
+        if type(other) is not Array and type(other) not in PYTHON_SCALARS:
             other = _foreign_operand(other, self)
             if other is None:
                 return NotImplemented
