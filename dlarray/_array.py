@@ -19,13 +19,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from types import EllipsisType, ModuleType
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, TypeVar
 
 import numpy as np
 
 from . import _cuda
 from ._devices import _cache as _DEVICE_CACHE
 from ._devices import ADDRESS_DEVICE_TYPES, CPU, Device, as_device, device_of, devices_differ, int_pair
+from ._docs import Doc, Sections, declared, numpy_docstring, standard_link, with_own_words
 from ._dlpack import (
     DLPACK_VERSION,
     CapsuleType,
@@ -56,10 +57,50 @@ if TYPE_CHECKING:
     import cupy
     import numpy.typing as npt
 
+    # The operators' types, by the operand their element-wise function takes (its ``x2``);
+    # quoted, as the Array is defined below.
+    _Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]  # + - * / **
+    _Real = Callable[["Array", "Array | int | float"], "Array"]  # // % < <= > >=
+    _Bitwise = Callable[["Array", "Array | int | bool"], "Array"]  # & | ^
+    _Shift = Callable[["Array", "Array | int"], "Array"]  # << >>
+    _Equality = Callable[["Array", "Array | int | float | complex | bool"], "Array"]  # == !=
+    _Matrix = Callable[["Array", "Array"], "Array"]  # @
+    _Unary = Callable[["Array"], "Array"]  # - + abs() ~
+
 _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
+
+# What the Array's docstrings share (dlarray._docs.Sections fills each ``{name}`` line in and links
+# each attribute's page of the standard).
+# what bool(x), int(x), float(x) and complex(x) return
+_HOST_VALUE = "The value, read on the host (a CUDA array is read after the work on its stream)."
+_doc = Sections("array", host_value=_HOST_VALUE)
+_Value = TypeVar("_Value", int, float, complex)
+
+
+def _conversion(kind: type[_Value], doc: Doc) -> Callable[[Array], _Value]:
+    """The Array's ``__int__``, ``__float__`` or ``__complex__``: the value of a 0-d array as a
+    Python ``kind``, documented by its record ``doc`` around what the three share."""
+
+    def conversion(self: Array) -> _Value:
+        return self._scalar(kind)
+
+    name = f"__{kind.__name__}__"
+    conversion.__annotations__ = {"return": kind.__name__}
+    declared(conversion, name, numpy_docstring(
+        doc.summary,
+        details=doc.details,
+        link=standard_link(f"array.{name}"),
+        returns=(kind.__name__, _HOST_VALUE),
+        raises=with_own_words(
+            {"TypeError": "The array is not 0-d, or its value cannot be read on the host."}, doc.raises
+        ).items(),
+        examples=doc.examples,
+    ))
+    conversion.__qualname__ = f"Array.{name}"
+    return conversion
 
 
 class Array:
@@ -133,42 +174,33 @@ class Array:
 
     # ---------------------------------------------------------------- metadata
     @property
+    @_doc
     def dtype(self) -> DType:
         """Data type of the elements.
 
-        Standard: [`dtype`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.dtype.html).
-
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray([1.0, 2.0]).dtype
         dlarray.float64
         """
         return self._dtype
 
     @property
+    @_doc
     def device(self) -> Device:
         """Device the memory lives on.
 
-        Standard: [`device`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.device.html).
-
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray([1.0, 2.0]).device
         Device('cpu')
         """
         return self._device
 
     @property
+    @_doc
     def shape(self) -> tuple[int, ...]:
         """Extent of each dimension (every extent is known: no ``None``).
 
-        Standard: [`shape`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.shape.html).
-
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros((2, 3)).shape
         (2, 3)
         """
@@ -176,28 +208,22 @@ class Array:
         return native.shape if native is not None else self._shape
 
     @property
+    @_doc
     def ndim(self) -> int:
         """Number of dimensions (0 for a 0-d array).
 
-        Standard: [`ndim`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.ndim.html).
-
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros((2, 3)).ndim, xp.asarray(1.0).ndim
         (2, 0)
         """
         return len(self.shape)
 
     @property
+    @_doc
     def size(self) -> int:
         """Number of elements (the product of :attr:`shape`; 1 for a 0-d array).
 
-        Standard: [`size`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.size.html).
-
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros((2, 3)).size
         6
         """
@@ -207,14 +233,13 @@ class Array:
         return size
 
     @property
+    @_doc.outside_standard
     def strides(self) -> tuple[int, ...]:
         """Steps between neighbouring elements of each dimension, in elements (DLPack's unit).
 
         Not in the standard; numpy's ``strides`` count bytes, these count elements.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> x = xp.zeros((2, 3))
         >>> x.strides, x[:, ::2].strides, x.mT.strides
         ((3, 1), (3, 2), (1, 3))
@@ -224,14 +249,13 @@ class Array:
         return self._strides
 
     @property
+    @_doc.outside_standard
     def data_ptr(self) -> int:
         """Address of the first element (``data + byte_offset`` in DLPack terms).
 
         On a device the host cannot read (CUDA), an address in that device's memory.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> x = xp.zeros((2, 3))
         >>> x[1].data_ptr - x.data_ptr
         24
@@ -241,15 +265,14 @@ class Array:
         return self._data + self._offset  # type: ignore[operator]
 
     @property
+    @_doc.outside_standard
     def readonly(self) -> bool:
         """True if the buffer must not be written (DLPack's READ_ONLY flag).
 
         A read-only array refuses ``x[...] = v`` and in-place operators (ValueError), and is
         exported with the flag set (never as a legacy capsule, which cannot say it).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray(b"abc").readonly, xp.zeros(3).readonly
         (True, False)
         """
@@ -258,43 +281,38 @@ class Array:
         return bool(self._flags & FLAG_READ_ONLY)
 
     @property
+    @_doc.outside_standard
     def itemsize(self) -> int:
         """Bytes per element (rounded up to a whole byte for sub-byte dtypes).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros(3, dtype=xp.float32).itemsize
         4
         """
         return self._dtype.itemsize
 
     @property
+    @_doc.outside_standard
     def nbytes(self) -> int:
         """Bytes spanned by the elements if they were contiguous (``size * itemsize``).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros((2, 3), dtype=xp.float32).nbytes
         24
         """
         return self.size * self._dtype.itemsize
 
     @property
+    @_doc
     def T(self) -> Array:
         """Transpose of a matrix (2-D array only, as the standard says): a view.
-
-        Standard: [`T`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.T.html).
 
         Raises
         ------
         ValueError
             The array is not 2-D (use :func:`~dlarray.permute_dims` or :attr:`mT`).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray([[1, 2, 3], [4, 5, 6]]).T
         Array([[1, 4],
                [2, 5],
@@ -305,19 +323,16 @@ class Array:
         return self._permuted((1, 0))
 
     @property
+    @_doc
     def mT(self) -> Array:
         """Transpose of the last two dimensions (a stack of matrices): a view.
-
-        Standard: [`mT`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.mT.html).
 
         Raises
         ------
         ValueError
             The array has fewer than 2 dimensions.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros((5, 2, 3)).mT.shape
         (5, 3, 2)
         """
@@ -379,6 +394,7 @@ class Array:
 
     # ---------------------------------------------------------------- DLPack
     @property
+    @_doc.outside_standard
     def __cuda_array_interface__(
         self,
     ) -> dict[str, int | str | tuple[int, ...] | tuple[int, bool] | None]:
@@ -396,9 +412,7 @@ class Array:
             The array is not on a CUDA device (so that ``hasattr`` answers False, as the protocol
             expects), or its dtype has no typestr (bfloat16, float8...).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> hasattr(xp.zeros(3), "__cuda_array_interface__")  # a CPU array has none
         False
         """
@@ -419,10 +433,9 @@ class Array:
             "stream": self._stream,
         }
 
+    @_doc
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         """The DLPack device of the buffer: ``(DLDeviceType, device_id)``.
-
-        Standard: [`__dlpack_device__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__dlpack_device__.html).
 
         Returns
         -------
@@ -430,14 +443,13 @@ class Array:
             The device type (an ``IntEnum``, so it compares equal to DLPack's integer code) and
             the device's index.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros(3).__dlpack_device__()
         (<DLDeviceType.CPU: 1>, 0)
         """
         return self._device._dlpack_device
 
+    @_doc
     def __dlpack__(
         self,
         *,
@@ -447,8 +459,6 @@ class Array:
         copy: bool | None = None,
     ) -> CapsuleType:
         """Export the array as a DLPack capsule.
-
-        Standard: [`__dlpack__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__dlpack__.html).
 
         Parameters
         ----------
@@ -489,9 +499,7 @@ class Array:
         ValueError
             A bad value: ``stream=0`` on CUDA (ambiguous in DLPack), a negative version number.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray([1.0, 2.0]).__dlpack__(max_version=(1, 0))  # doctest: +ELLIPSIS
         <capsule object "dltensor_versioned" at ...>
         >>> import numpy as np
@@ -603,10 +611,9 @@ class Array:
         return capsule
 
     # ---------------------------------------------------------------- conversions
+    @_doc
     def __array_namespace__(self, *, api_version: str | None = None) -> ModuleType:
         """The ``dlarray`` module: the Array API namespace of this array.
-
-        Standard: [`__array_namespace__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__array_namespace__.html).
 
         Parameters
         ----------
@@ -624,9 +631,7 @@ class Array:
         ValueError
             Another ``api_version``.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.zeros(3).__array_namespace__() is xp
         True
         """
@@ -680,12 +685,11 @@ class Array:
             return native.astype(dtype)
         return native.copy() if copy else native
 
+    @_doc
     def to_device(
         self, device: Device | str | tuple[int, int], /, *, stream: int | cupy.cuda.Stream | None = None
     ) -> Array:
         """The array on ``device``: itself if it is there already, otherwise a copy.
-
-        Standard: [`to_device`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.to_device.html).
 
         Parameters
         ----------
@@ -711,9 +715,7 @@ class Array:
             An unknown device name; a stream where neither device is a CUDA device (there is
             no stream to run on), or a stream value DLPack does not allow (0, below -1).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> x = xp.zeros(3)
         >>> x.to_device("cpu") is x
         True
@@ -861,18 +863,17 @@ class Array:
         the work on the array's stream, as cupy and torch read values for bool(), int(), repr()."""
         return self._device.backend.to_host(self._as_native(), self._stream)
 
+    @_doc
     def __bool__(self) -> bool:
         """``bool(x)`` of a 0-d array (or, as in numpy and torch, of any one-element array): its
         value as a Python ``bool``.
 
         Any non-zero value, NaN included, is True.
 
-        Standard: [`__bool__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__bool__.html).
-
         Returns
         -------
         bool
-            The value, read on the host (a CUDA array is read after the work on its stream).
+            {host_value}
 
         Raises
         ------
@@ -883,9 +884,7 @@ class Array:
             The value cannot be read on the host (a CUDA array without cupy; a device nothing
             here reads).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> bool(xp.asarray(0.5)), bool(xp.asarray([0])), bool(xp.asarray([[2]]))
         (True, False, True)
         """
@@ -899,85 +898,40 @@ class Array:
             return self[(0,) * self.ndim]._scalar(bool)
         return self._scalar(bool)
 
-    def __int__(self) -> int:
+    # int(x), float(x), complex(x): the same conversion of a 0-d array, declared once
+    __int__ = _conversion(int, Doc(
         """``int(x)`` of a 0-d array: its value as a Python ``int``.
 
         A floating-point value is truncated toward zero.
+        """,
+        raises={
+            "OverflowError": 'The value is an infinity (as Python\'s ``int(float("inf"))``).',
+            "ValueError": "The value is NaN.",
+        },
+        examples="""
+            >>> int(xp.asarray(-2.7))
+            -2
+        """,
+    ))
+    __float__ = _conversion(float, Doc(
+        "``float(x)`` of a 0-d array: its value as a Python ``float``.",
+        raises={"TypeError": "A complex array (``float()`` takes real values only)."},
+        examples="""
+            >>> float(xp.asarray([1.5, 2.5])[1])
+            2.5
+        """,
+    ))
+    __complex__ = _conversion(complex, Doc(
+        "``complex(x)`` of a 0-d array: its value as a Python ``complex``.",
+        examples="""
+            >>> complex(xp.asarray(1 + 2j))
+            (1+2j)
+        """,
+    ))
 
-        Standard: [`__int__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__int__.html).
-
-        Returns
-        -------
-        int
-            The value, read on the host (a CUDA array is read after the work on its stream).
-
-        Raises
-        ------
-        TypeError
-            The array is not 0-d, or its value cannot be read on the host.
-        OverflowError
-            The value is an infinity (as Python's ``int(float("inf"))``).
-        ValueError
-            The value is NaN.
-
-        Examples
-        --------
-        >>> import dlarray as xp
-        >>> int(xp.asarray(-2.7))
-        -2
-        """
-        return self._scalar(int)
-
-    def __float__(self) -> float:
-        """``float(x)`` of a 0-d array: its value as a Python ``float``.
-
-        Standard: [`__float__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__float__.html).
-
-        Returns
-        -------
-        float
-            The value, read on the host (a CUDA array is read after the work on its stream).
-
-        Raises
-        ------
-        TypeError
-            The array is not 0-d, or it is complex, or its value cannot be read on the host.
-
-        Examples
-        --------
-        >>> import dlarray as xp
-        >>> float(xp.asarray([1.5, 2.5])[1])
-        2.5
-        """
-        return self._scalar(float)
-
-    def __complex__(self) -> complex:
-        """``complex(x)`` of a 0-d array: its value as a Python ``complex``.
-
-        Standard: [`__complex__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__complex__.html).
-
-        Returns
-        -------
-        complex
-            The value, read on the host (a CUDA array is read after the work on its stream).
-
-        Raises
-        ------
-        TypeError
-            The array is not 0-d, or its value cannot be read on the host.
-
-        Examples
-        --------
-        >>> import dlarray as xp
-        >>> complex(xp.asarray(1 + 2j))
-        (1+2j)
-        """
-        return self._scalar(complex)
-
+    @_doc
     def __index__(self) -> int:
         """A 0-d integer array as a Python ``int`` where Python wants an index (``seq[x]``).
-
-        Standard: [`__index__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__index__.html).
 
         Returns
         -------
@@ -989,9 +943,7 @@ class Array:
         TypeError
             The array is not 0-d, or its dtype is not an integer one (booleans included).
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> ["a", "b", "c"][xp.asarray(1)]
         'b'
         """
@@ -999,6 +951,7 @@ class Array:
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
         return self._scalar(int)
 
+    @_doc.outside_standard
     def __len__(self) -> int:
         """``len(x)``: the extent of the first dimension (not in the standard; as numpy).
 
@@ -1012,9 +965,7 @@ class Array:
         TypeError
             A 0-d array.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> len(xp.zeros((4, 2)))
         4
         """
@@ -1022,6 +973,7 @@ class Array:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
+    @_doc.outside_standard
     def __iter__(self) -> Iterator[Array]:
         """Iterate over the first dimension: ``x[0]``, ``x[1]``, ... (views; as numpy).
 
@@ -1035,9 +987,7 @@ class Array:
         TypeError
             A 0-d array.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> [int(v) for v in xp.asarray([3, 1, 2])]
         [3, 1, 2]
         """
@@ -1081,6 +1031,7 @@ class Array:
                           for extent in self.shape])
         return self._printable(select), {"threshold": 0}
 
+    @_doc.outside_standard
     def __repr__(self) -> str:
         """The values as numpy prints them, with dtype, device and (if set) ``readonly=True``.
 
@@ -1092,9 +1043,7 @@ class Array:
         str
             ``Array([...], dtype=..., device=...)``.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> xp.asarray(b"ab")
         Array([97, 98], dtype=uint8, device=cpu, readonly=True)
         """
@@ -1108,6 +1057,7 @@ class Array:
         suffix = ", readonly=True" if self.readonly else ""
         return f"Array({body}{shape}, dtype={self._dtype}, device={self._device}{suffix})"
 
+    @_doc.outside_standard
     def __str__(self) -> str:
         """The values alone, as numpy's ``str`` prints them (a 0-d array: its value).
 
@@ -1116,9 +1066,7 @@ class Array:
         str
             The values; ``repr(x)`` where they cannot be read on the host.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> print(xp.asarray([1.0, 2.5], dtype=xp.bfloat16))
         [1.  2.5]
         """
@@ -1128,6 +1076,7 @@ class Array:
             return repr(self)
         return str(values[()]) if self.ndim == 0 else np.array2string(values, **options)  # type: ignore[arg-type]
 
+    @_doc.outside_standard
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, ".2f")``: a 0-d array formats as its Python value; others take only ``""``.
 
@@ -1146,9 +1095,7 @@ class Array:
         TypeError
             A non-empty ``format_spec`` for an array that is not 0-d.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> f"{xp.asarray(3.14159):.2f}"
         '3.14'
         """
@@ -1161,6 +1108,7 @@ class Array:
             )
         return str(self)
 
+    @_doc.outside_standard
     def __round__(self, ndigits: int | None = None) -> int | float:
         """``round(x)``, ``round(x, n)`` of a 0-d real array: Python's round of its value
         (``dlarray.round`` rounds arrays elementwise).
@@ -1180,9 +1128,7 @@ class Array:
         TypeError
             The array is not 0-d, or it is complex.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> round(xp.asarray(2.71828), 2)
         2.72
         """
@@ -1203,7 +1149,60 @@ class Array:
     # ---------------------------------------------------------------- operators
     # The Python operators (``x + y``, ``x += y``, ``x @ y``, ``-x``, ...) are installed on this
     # class by ``dlarray._operators`` from one table, once the spec modules that compute them are
-    # loaded: the core does not import them. The helpers below are what in-place operators share.
+    # loaded: the core does not import them. A type checker cannot see what is installed at
+    # import, so their types are declared here, as annotations of the class (which make no
+    # attribute; tests/test_typing.py checks each against the installed method's operand).
+    __add__: ClassVar[_Numeric]
+    __radd__: ClassVar[_Numeric]
+    __iadd__: ClassVar[_Numeric]
+    __sub__: ClassVar[_Numeric]
+    __rsub__: ClassVar[_Numeric]
+    __isub__: ClassVar[_Numeric]
+    __mul__: ClassVar[_Numeric]
+    __rmul__: ClassVar[_Numeric]
+    __imul__: ClassVar[_Numeric]
+    __truediv__: ClassVar[_Numeric]
+    __rtruediv__: ClassVar[_Numeric]
+    __itruediv__: ClassVar[_Numeric]
+    __pow__: ClassVar[_Numeric]
+    __rpow__: ClassVar[_Numeric]
+    __ipow__: ClassVar[_Numeric]
+    __floordiv__: ClassVar[_Real]
+    __rfloordiv__: ClassVar[_Real]
+    __ifloordiv__: ClassVar[_Real]
+    __mod__: ClassVar[_Real]
+    __rmod__: ClassVar[_Real]
+    __imod__: ClassVar[_Real]
+    __lt__: ClassVar[_Real]
+    __le__: ClassVar[_Real]
+    __gt__: ClassVar[_Real]
+    __ge__: ClassVar[_Real]
+    __and__: ClassVar[_Bitwise]
+    __rand__: ClassVar[_Bitwise]
+    __iand__: ClassVar[_Bitwise]
+    __or__: ClassVar[_Bitwise]
+    __ror__: ClassVar[_Bitwise]
+    __ior__: ClassVar[_Bitwise]
+    __xor__: ClassVar[_Bitwise]
+    __rxor__: ClassVar[_Bitwise]
+    __ixor__: ClassVar[_Bitwise]
+    __lshift__: ClassVar[_Shift]
+    __rlshift__: ClassVar[_Shift]
+    __ilshift__: ClassVar[_Shift]
+    __rshift__: ClassVar[_Shift]
+    __rrshift__: ClassVar[_Shift]
+    __irshift__: ClassVar[_Shift]
+    __eq__: ClassVar[_Equality]  # type: ignore[assignment]  # an Array of booleans, not object's bool
+    __ne__: ClassVar[_Equality]  # type: ignore[assignment]
+    __matmul__: ClassVar[_Matrix]
+    __rmatmul__: ClassVar[_Matrix]
+    __imatmul__: ClassVar[_Matrix]
+    __neg__: ClassVar[_Unary]
+    __pos__: ClassVar[_Unary]
+    __abs__: ClassVar[_Unary]
+    __invert__: ClassVar[_Unary]
+
+    # What the in-place operators share:
 
     def _in_place_ufunc(self, ufunc: str, other: Any) -> Array:
         """``x op= y`` for an operator whose elementwise function is one bare ufunc call (no
@@ -1254,6 +1253,7 @@ class Array:
         return self
 
     # ---------------------------------------------------------------- indexing
+    @_doc
     def __getitem__(
         self, key: int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...], /
     ) -> Array:
@@ -1262,8 +1262,6 @@ class Array:
         Integer arrays broadcast together (with any integers) and gather; a boolean mask selects
         in row-major order. Dtypes numpy lacks (bfloat16, float8...) are indexed too: views by
         metadata, selections through their bytes.
-
-        Standard: [`__getitem__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__getitem__.html).
 
         Parameters
         ----------
@@ -1285,9 +1283,7 @@ class Array:
         ValueError
             An index Array on another device.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> x = xp.asarray([[1, 2], [3, 4]])
         >>> x[1], x[:, 0]
         (Array([3, 4], dtype=int64, device=cpu), Array([1, 3], dtype=int64, device=cpu))
@@ -1308,6 +1304,7 @@ class Array:
             return self._view(*basic_geometry(self, key))
         return from_bits(selected_bits(self, key), self._dtype)
 
+    @_doc
     def __setitem__(
         self,
         key: int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...],
@@ -1318,8 +1315,6 @@ class Array:
 
         The array keeps its dtype and shape; values are cast to it (into bfloat16 and float8/6/4,
         rounded to nearest even).
-
-        Standard: [`__setitem__`](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.__setitem__.html).
 
         Parameters
         ----------
@@ -1340,9 +1335,7 @@ class Array:
         IndexError
             As for :meth:`__getitem__`.
 
-        Examples
-        --------
-        >>> import dlarray as xp
+        {examples}
         >>> x = xp.zeros(3)
         >>> x[:2] = [1, 2]
         >>> x

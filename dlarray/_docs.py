@@ -28,11 +28,18 @@ _Function = TypeVar("_Function", bound=Callable[..., object])
 SPEC = "https://data-apis.org/array-api/2025.12/"
 
 
+def standard_page(name: str) -> str:
+    """The address of the 2025.12 standard's page of ``name``: a function (``"add"``), a function
+    of an extension (``"linalg.det"``) or an attribute of the array object (``"array.__add__"``)."""
+    folder = "extensions" if "." in name and not name.startswith("array.") else "API_specification"
+    return f"{SPEC}{folder}/generated/array_api.{name}.html"
+
+
 def standard_link(name: str) -> str:
-    """The line linking the 2025.12 standard's page of function ``name`` (``"add"``, or
-    ``"linalg.det"`` for a function of an extension)."""
-    folder = "extensions" if "." in name else "API_specification"
-    return f"Standard: [`{name}`]({SPEC}{folder}/generated/array_api.{name}.html)."
+    """The line linking the 2025.12 standard's page of ``name`` (as :func:`standard_page`), shown
+    as the name without ``array.``."""
+    shown = name.removeprefix("array.")
+    return f"Standard: [`{shown}`]({standard_page(name)})."
 
 
 class Doc(NamedTuple):
@@ -121,9 +128,7 @@ def declare(
     the type it returns, and a link to the page of ``standard`` (``""``: ``name``'s in the main
     namespace; None: no link)."""
     own = {**words, **doc.params}
-    raises = dict(errors)
-    for exception, text in doc.raises.items():
-        raises[exception] = f"{raises[exception]} {text}" if exception in raises else text
+    raises = with_own_words(errors, doc.raises)
     return declared(function, name, numpy_docstring(
         doc.summary,
         details=doc.details,
@@ -133,6 +138,15 @@ def declare(
         raises=raises.items(),
         examples=doc.examples,
     ))
+
+
+def with_own_words(family: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
+    """A family's errors (exception: words) with a function's own: its words follow the family's
+    for the same exception, and its other exceptions come after."""
+    raises = dict(family)
+    for exception, text in own.items():
+        raises[exception] = f"{raises[exception]} {text}" if exception in raises else text
+    return raises
 
 
 def parameter_names(function: Callable[..., object]) -> tuple[str, ...]:
@@ -181,12 +195,13 @@ class Sections:
     becomes the block ``name`` (the module's, or one of ``SHARED``; it may hold ``{name}`` lines
     of its own), indented as the line is (an unknown name fails at import). ``{examples}`` opens
     the Examples section (with ``>>> import dlarray as xp``). The link to the function's page of
-    the standard, whose functions ``extension`` names (``"linalg"``: ``linalg.<name>``; None: the
-    main namespace), becomes the paragraph before the first section.
+    the standard, in the part of it ``namespace`` names (``"linalg"``: ``linalg.<name>``;
+    ``"array"``: the array object's attribute ``<name>``; None: the main namespace), becomes the
+    paragraph before the first section.
     """
 
-    def __init__(self, extension: str | None = None, **blocks: str) -> None:
-        self.extension = extension
+    def __init__(self, namespace: str | None = None, **blocks: str) -> None:
+        self.namespace = namespace
         # dedented as a whole (cleandoc would treat a block's first line apart from the rest)
         self.blocks = {name: textwrap.dedent(text).strip("\n") for name, text in {**SHARED, **blocks}.items()}
 
@@ -202,7 +217,7 @@ class Sections:
         for _ in range(3):  # a block may hold others
             text = _PLACEHOLDER.sub(block, text)
         if name is not None:
-            link = standard_link(f"{self.extension}.{name}" if self.extension else name)
+            link = standard_link(f"{self.namespace}.{name}" if self.namespace else name)
             first = _FIRST_SECTION.search(text)
             at = first.start() if first else len(text)
             text = f"{text[:at]}{link}\n\n{text[at:]}"

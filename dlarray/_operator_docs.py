@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
+from ._docs import SPEC, standard_link, standard_page
 from ._elementwise_docs import DOCS, errors
 
 _Method = TypeVar("_Method", bound=Callable[..., object])
 
-_SPEC = "https://data-apis.org/array-api/2025.12/API_specification/"
-_IN_PLACE_PAGE = _SPEC + "array_object.html#in-place-operators"
-_REFLECTED_PAGE = _SPEC + "array_object.html#reflected-operators"
+_IN_PLACE_PAGE = SPEC + "API_specification/array_object.html#in-place-operators"
+_REFLECTED_PAGE = SPEC + "API_specification/array_object.html#reflected-operators"
 
 # How Python spells each operator of the table (``abs`` is a call: ``abs(self)``).
 SPELLING = {
@@ -311,7 +311,7 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
         method.__doc__ = _render(
             _spelled(doc.summary, {"x": "self"}),
             f"The operator form of :func:`~dlarray.{name}`: ``{expression}`` is ``{name}(self)``.\n\n"
-            f"Standard: [`{dunder}`]({_SPEC}generated/array_api.array.{dunder}.html).",
+            + standard_link(f"array.{dunder}"),
             None,
             _spelled(doc.returns, {"x": "self"}),
             {"TypeError": f"``self``'s dtype is one ``{name}`` does not compute (stored-only dtypes such as "
@@ -333,7 +333,7 @@ def document(method: _Method, symbol: str, function: Callable[..., object], form
         if name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
             body += (" Comparisons have no reflected form: Python answers ``2 < x`` with "
                      "``x.__gt__(2)``.")
-        page = f"[`{dunder}`]({_SPEC}generated/array_api.array.{dunder}.html)"
+        page = f"[`{dunder}`]({standard_page(f'array.{dunder}')})"
     elif form == "reflected":
         dunder = f"__r{symbol}__"
         body = (f"Python calls it for ``other {spelling} self`` when ``other`` (a Python scalar, a numpy "
@@ -371,7 +371,7 @@ def document_matmul(method: _Method, form: str) -> _Method:
     if form == "forward":
         dunder = "__matmul__"
         summary = "Matrix product ``self @ other``: :func:`~dlarray.matmul` of ``self`` and ``other``."
-        page = f"[`__matmul__`]({_SPEC}generated/array_api.array.__matmul__.html)"
+        page = f"[`__matmul__`]({standard_page('array.__matmul__')})"
         returns = "The product, in the promoted dtype; 1-D operands count as vectors."
     elif form == "reflected":
         dunder = "__rmatmul__"

@@ -69,6 +69,10 @@ RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
     "dlarray._info.Info": None,
 }
 
+# Classes whose members' docstrings are composed at import (``dlarray._docs``): the API reference
+# takes them from the run-time class.
+COMPOSED_CLASSES = ("dlarray._array.Array", "dlarray.testing._report.Report")
+
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|exc|obj):`(~?)([\w.]+)(?:\(\))?`")
 
 
@@ -183,6 +187,28 @@ def _add_array_operators(pkg: Any) -> None:
         cls.set_member(name, _runtime_function(name, getattr(Array, name), line, line, cls))
 
 
+def _use_runtime_members(pkg: Any, path: str) -> None:
+    """Give the members of the class at ``path`` what the package composes at import: a member
+    the class declares by a table (``__int__ = _conversion(int, ...)``, an assignment to static
+    analysis) becomes a function with its run-time signature, and every member its run-time
+    docstring, whose shared sections and link are filled in (``dlarray._docs``)."""
+    cls = _lookup(pkg, path)
+    if cls is None:
+        return
+    module, _, name = path.rpartition(".")
+    runtime_class = getattr(_import(module), name)
+    for name, member in list(cls.members.items()):
+        runtime = runtime_class.__dict__.get(name)
+        if member.is_alias or runtime is None:
+            continue
+        if member.is_attribute and inspect.isfunction(runtime):
+            cls.set_member(name, _runtime_function(
+                name, runtime, member.lineno or 0, member.endlineno or 0, cls
+            ))
+        elif getattr(runtime, "__doc__", None) and member.docstring is not None:
+            member.docstring = _runtime_docstring(runtime, member, cls)
+
+
 def _use_runtime_functions(pkg: Any) -> None:
     """Give the rendered modules' functions what the package composes at import: a function
     declared in a table (``sin = _unary("sin", "sin", FLOATING)``, an assignment to static
@@ -221,6 +247,8 @@ class SphinxRoles(griffe.Extension):
         if pkg.name == "dlarray":
             _use_runtime_functions(pkg)
             _add_array_operators(pkg)
+            for path in COMPOSED_CLASSES:
+                _use_runtime_members(pkg, path)
         self._visit(pkg, pkg)
 
     def _visit(self, root: Any, obj: Any) -> None:

@@ -9,6 +9,7 @@ them: the result type, a wrong number of arguments, an argument of the wrong kin
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import pickle
@@ -54,11 +55,30 @@ xp.cumulative_sum(x, axis=(0, 1))  # E: arg-type
 xp.max(x, 0)  # E: call-arg
 xp.fft.fft(x, 4)  # E: call-arg
 xp.fft.ifftn(x, norm="other")  # E: arg-type
+reveal_type(x + 1)
+reveal_type(2.5 ** x)
+reveal_type(x @ x)
+reveal_type(-x)
+reveal_type(abs(x))
+reveal_type(x < 1)
+reveal_type(1 < x)
+reveal_type(x == x)
+x += 1
+x -= x
+reveal_type(x)
+n: int = int(x)
+f: float = float(x)
+z: complex = complex(x)
+x << 1.5  # E: arg-type
+x @ 2  # E: arg-type
+x & 1.0  # E: arg-type
 """
 
 
 def test_type_checker_reads_declared_functions(tmp_path: Path) -> None:
-    """mypy on a user's script: results are Arrays, wrong arity and wrong operand kinds are flagged."""
+    """mypy on a user's script: results are Arrays (of functions and of the operators installed at
+    import), the scalar conversions give Python scalars, wrong arity and wrong operand kinds are
+    flagged."""
     pytest.importorskip("mypy")
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT)
@@ -94,6 +114,35 @@ def test_category_types_agree() -> None:
     assert categories
     for name, category in categories.items():
         assert ew.__annotations__[name] == f"Category[{category.scalars}]", name
+
+
+def _operator_types() -> dict[str, str]:
+    """The operand type of each operator type the Array's module declares for type checkers
+    (``_Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]``: its operand),
+    "" for the unary ones."""
+    source = ast.parse((ROOT / "dlarray" / "_array.py").read_text())
+    operands = {}
+    for node in ast.walk(source):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
+            value = node.value
+            if isinstance(value.value, ast.Name) and value.value.id == "Callable":
+                arguments = value.slice.elts[0].elts  # type: ignore[attr-defined]
+                operands[node.targets[0].id] = arguments[1].value if len(arguments) > 1 else ""  # type: ignore[attr-defined]
+    return operands
+
+
+def test_declared_operator_types_agree() -> None:
+    """Every operator installed on the Array at import is declared on the class for type checkers
+    (an annotation ``ClassVar[<type>]``), with the operand the installed method takes."""
+    from dlarray._operators import NAMES
+
+    operands = _operator_types()
+    declared = {name: hint for name, hint in xp.Array.__annotations__.items() if name in NAMES}
+    assert set(declared) == set(NAMES)
+    for name in NAMES:
+        kind = re.fullmatch(r"ClassVar\[(\w+)\]", declared[name])
+        assert kind, f"{name}: {declared[name]}"
+        assert operands[kind[1]] == getattr(xp.Array, name).__annotations__.get("other", ""), name
 
 
 # the functions declared in a table beside the element-wise ones, by the Protocol their factory

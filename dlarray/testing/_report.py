@@ -5,11 +5,24 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+from .._docs import Sections
+
 PASSED = "passed"
 FAILED = "failed"
 NOT_APPLICABLE = "not applicable"
 CRASHED = "crashed"
 STATUSES = (PASSED, FAILED, NOT_APPLICABLE, CRASHED)
+
+# The report the examples of Report's methods read: one check passed, one failed
+# (dlarray._docs.Sections fills each ``{demo}`` line in).
+_doc = Sections(demo="""
+    Examples
+    --------
+    >>> from dlarray.testing import Report
+    >>> report = Report("demo")
+    >>> report.add("a", "passed")
+    >>> report.add("b", "failed", "why")
+""")
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,7 @@ class Report:
     subject: str
     results: list[CheckResult] = field(default_factory=list)
 
+    @_doc.outside_standard
     def add(self, name: str, status: str, detail: str = "") -> None:
         """Append one row.
 
@@ -79,42 +93,29 @@ class Report:
         ValueError
             Another ``status``.
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> report.results[-1]
         CheckResult(name='b', status='failed', detail='why')
         """
         self.results.append(CheckResult(name, status, detail))
 
     @property
+    @_doc.outside_standard
     def failures(self) -> list[str]:
         """Names of the checks that failed or crashed.
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> report.failures
         ['b']
         """
         return [r.name for r in self.results if r.status in (FAILED, CRASHED)]
 
     @property
+    @_doc.outside_standard
     def ok(self) -> bool:
         """True when no check failed or crashed.
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> report.ok
         False
         """
@@ -124,6 +125,7 @@ class Report:
         """The row of check ``name`` (KeyError if there is none)."""
         return {result.name: result for result in self.results}[name]
 
+    @_doc.outside_standard
     def counts(self) -> dict[str, int]:
         """How many rows have each status.
 
@@ -132,12 +134,7 @@ class Report:
         dict[str, int]
             Status -> number of rows, every status present.
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> report.counts()
         {'passed': 1, 'failed': 1, 'not applicable': 0, 'crashed': 0}
         """
@@ -152,6 +149,7 @@ class Report:
             lines.append(f"  {r.name.ljust(width)}  {status.ljust(14)}  {r.detail}".rstrip())
         return "\n".join(lines)
 
+    @_doc.outside_standard
     def to_dict(self) -> dict[str, str | list[dict[str, str]]]:
         """A JSON-ready description (what ``python -m dlarray check --json`` writes).
 
@@ -160,18 +158,14 @@ class Report:
         dict[str, str | list[dict[str, str]]]
             ``{"subject": ..., "results": [{"name": ..., "status": ..., "detail": ...}, ...]}``.
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> report.to_dict()["results"][0]
         {'name': 'a', 'status': 'passed', 'detail': ''}
         """
         return {"subject": self.subject, "results": [asdict(r) for r in self.results]}
 
     @classmethod
+    @_doc.outside_standard
     def from_dict(cls, data: dict[str, str | list[dict[str, str]]]) -> Report:
         """The inverse of `to_dict`.
 
@@ -184,17 +178,13 @@ class Report:
         -------
         Report
 
-        Examples
-        --------
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
+        {demo}
         >>> Report.from_dict(report.to_dict()) == report
         True
         """
         return cls(data["subject"], [CheckResult(**row) for row in data["results"]])
 
+    @_doc.outside_standard
     def to_json(self) -> str:
         """`to_dict` as JSON text.
 
@@ -202,13 +192,8 @@ class Report:
         -------
         str
 
-        Examples
-        --------
+        {demo}
         >>> import json
-        >>> from dlarray.testing import Report
-        >>> report = Report("demo")
-        >>> report.add("a", "passed")
-        >>> report.add("b", "failed", "why")
         >>> json.loads(report.to_json())["subject"]
         'demo'
         """
