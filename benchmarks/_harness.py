@@ -106,6 +106,38 @@ def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settin
     ]
 
 
+@dataclass(frozen=True)
+class Pair:
+    """Two statements timed alternately: each one's median per call, and the median over rounds of
+    the first's time divided by (and minus) the second's, each round's two repeats back to back."""
+
+    first_us: float
+    second_us: float
+    ratio: float
+    difference_us: float
+
+
+def measure_pair(first: str, second: str, namespace: dict[str, Any], rounds: int, min_time: float) -> Pair:
+    """Time ``first`` against ``second`` in ``rounds`` rounds of one short repeat each, in a new
+    order each round. A ratio of two repeats moments apart sees one load: on a shared machine, the
+    median of such ratios moves far less than a ratio of medians taken seconds apart."""
+    timers = [timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns) for stmt in (first, second)]
+    numbers = [_calibrate(timer, min_time * 1e9) for timer in timers]
+    samples: list[list[float]] = [[], []]
+    shuffler = random.Random(0)
+    for _ in range(rounds):
+        order = [0, 1]
+        shuffler.shuffle(order)
+        for k in order:
+            samples[k].append(timers[k].timeit(numbers[k]) / numbers[k] / 1000.0)
+    return Pair(
+        statistics.median(samples[0]),
+        statistics.median(samples[1]),
+        statistics.median(a / b for a, b in zip(*samples)),
+        statistics.median(a - b for a, b in zip(*samples)),
+    )
+
+
 @dataclass
 class Results:
     """Timings of named operations, keyed by a case label (a size, or "small"/"large")."""

@@ -231,6 +231,28 @@ def _latency_table(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def _handoffs_table(data: dict[str, Any]) -> list[str]:
+    handoffs = data.get("handoffs")
+    if not handoffs:
+        return []
+    rows = [
+        [_cell(name), _number(pair.get("first_us")), _number(pair.get("second_us")), _number(pair.get("ratio")),
+         _number(pair.get("difference_us"))] if "error" not in pair else [_cell(name), _cell(pair["error"]), "", "", ""]
+        for name, pair in handoffs.items()
+    ]
+    return [
+        "#### Hand-offs, timed in pairs\n",
+        "Each pair (the statement with the Array, the same with numpy's array) timed alternately on one "
+        "buffer, one short repeat of each per round: the medians per call, and the median over rounds of "
+        "the two repeats' ratio and difference, which the hand-off targets judge. A row marked "
+        "(Python floor) times the same statement with the least a pure-Python array can do in the Array's "
+        "place (a `__dlpack__` that only forwards to numpy's, a slice that only wraps numpy's in a new "
+        "object): shown, not judged, it is where a Python method's own cost begins.\n",
+        *_table(["pair", "dlarray (or floor) µs", "numpy µs", "ratio", "difference µs"], rows, "lrrrr"),
+        "",
+    ]
+
+
 def _shapes_table(data: dict[str, Any]) -> list[str]:
     shapes = data.get("shapes")
     if not shapes:
@@ -282,6 +304,7 @@ def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
         *_copy_note(data),
         "#### Targets\n",
         *_targets_table(data.get("targets", {})),
+        *_handoffs_table(data),
         *_ratios_per_size(data),
         *_latency_table(data),
         "",
