@@ -72,10 +72,10 @@ _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ndarray = np.ndarray
 
+# What bool(x), int(x), float(x) and complex(x) return.
+_HOST_VALUE = "The value, read on the host (a CUDA array is read after the work on its stream)."
 # What the Array's docstrings share (dlarray._docs.Sections fills each ``{name}`` line in and links
 # each attribute's page of the standard).
-# what bool(x), int(x), float(x) and complex(x) return
-_HOST_VALUE = "The value, read on the host (a CUDA array is read after the work on its stream)."
 _doc = Sections("array", host_value=_HOST_VALUE)
 _Value = TypeVar("_Value", int, float, complex)
 

@@ -447,3 +447,32 @@ def coverage() -> dict[str, int]:
 if __name__ == "__main__":
     for label, count in coverage().items():
         print(f"{label}: {count}")
+
+
+# The array object's attributes in the 2025.12 standard (its array_object page lists them).
+STANDARD_ARRAY_ATTRIBUTES = (
+    "dtype", "device", "mT", "ndim", "shape", "size", "T", "__abs__", "__add__", "__and__",
+    "__array_namespace__", "__bool__", "__complex__", "__dlpack__", "__dlpack_device__", "__eq__",
+    "__float__", "__floordiv__", "__ge__", "__getitem__", "__gt__", "__index__", "__int__",
+    "__invert__", "__le__", "__lshift__", "__lt__", "__matmul__", "__mod__", "__mul__", "__ne__",
+    "__neg__", "__or__", "__pos__", "__pow__", "__rshift__", "__setitem__", "__sub__",
+    "__truediv__", "__xor__", "to_device",
+)
+
+
+@pytest.mark.parametrize("name", STANDARD_ARRAY_ATTRIBUTES)
+def test_array_attribute_links_its_spec_page(name: str) -> None:
+    """Each attribute of the standard's array object links its own page of the 2025.12 spec (in
+    API_specification, as the array object's pages are), shown by its name."""
+    page = f"https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.array.{name}.html"
+    doc = getattr(Array, name).__doc__ or ""
+    assert f"Standard: [`{name}`]({page})." in doc
+
+
+def test_array_links_only_its_own_pages() -> None:
+    """No Array member links another member's page of the standard (a template filled in for the
+    wrong name would)."""
+    for name, member in vars(Array).items():
+        doc = getattr(member, "__doc__", None) or ""
+        for linked in re.findall(r"generated/array_api\.array\.(\w+)\.html", doc):
+            assert linked == name, f"Array.{name} links the page of {linked}"
