@@ -57,15 +57,16 @@ if TYPE_CHECKING:
     import cupy
     import numpy.typing as npt
 
-    # The operators' types, by the operand their element-wise function takes (its ``x2``);
-    # quoted, as the Array is defined below.
-    _Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]  # + - * / **
-    _Real = Callable[["Array", "Array | int | float"], "Array"]  # // % < <= > >=
-    _Bitwise = Callable[["Array", "Array | int | bool"], "Array"]  # & | ^
-    _Shift = Callable[["Array", "Array | int"], "Array"]  # << >>
-    _Equality = Callable[["Array", "Array | int | float | complex | bool"], "Array"]  # == !=
-    _Matrix = Callable[["Array", "Array"], "Array"]  # @
-    _Unary = Callable[["Array"], "Array"]  # - + abs() ~
+
+# The operators' types, by the operand their element-wise function takes (its ``x2``); quoted, as
+# the Array is defined below. Defined at run time too: typing.get_type_hints(Array) reads them.
+_Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]  # + - * / **
+_Real = Callable[["Array", "Array | int | float"], "Array"]  # // % < <= > >=
+_Bitwise = Callable[["Array", "Array | int | bool"], "Array"]  # & | ^
+_Shift = Callable[["Array", "Array | int"], "Array"]  # << >>
+_Equality = Callable[["Array", "Array | int | float | complex | bool"], "Array"]  # == !=
+_Matrix = Callable[["Array", "Array"], "Array"]  # @
+_Unary = Callable[["Array"], "Array"]  # - + abs() ~
 
 _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED

@@ -16,6 +16,7 @@ import pickle
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,9 @@ def test_declared_operator_types_agree() -> None:
     operands = _operator_types()
     declared = {name: hint for name, hint in xp.Array.__annotations__.items() if name in NAMES}
     assert set(declared) == set(NAMES)
+    # the declarations resolve at run time too (documentation tools and run-time checkers read them)
+    hints = typing.get_type_hints(xp.Array)
+    assert all(typing.get_origin(hints[name]) is typing.ClassVar for name in NAMES)
     for name in NAMES:
         kind = re.fullmatch(r"ClassVar\[(\w+)\]", declared[name])
         assert kind, f"{name}: {declared[name]}"
