@@ -11,6 +11,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 CONFORMANCE_STAMP := $(VENV)/.installed-conformance
 FRAMEWORKS_STAMP := $(VENV)/.installed-frameworks
+TYPING_STAMP := $(VENV)/.installed-typing
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
@@ -21,7 +22,7 @@ DOWNSTREAM_ARGS ?=
 # `make` alone: the demo (the first rule below would only create .venv)
 .DEFAULT_GOAL := demo
 
-.PHONY: setup demo frameworks test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
+.PHONY: setup demo frameworks typing test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -41,6 +42,11 @@ $(STAMP): pyproject.toml | $(PY)
 $(FRAMEWORKS_STAMP): pyproject.toml | $(PY)
 	@echo "== installing tensorflow-cpu, paddlepaddle and pyarrow (the frameworks extra)"
 	$(PIP) -e '.[frameworks]'
+	touch $@
+
+$(TYPING_STAMP): pyproject.toml | $(PY)
+	@echo "== installing basedpyright (the typing extra)"
+	$(PIP) -e '.[typing]'
 	touch $@
 
 $(CONFORMANCE_STAMP): pyproject.toml | $(PY)
@@ -64,6 +70,10 @@ frameworks: $(STAMP) $(FRAMEWORKS_STAMP)
 	  status=$$?; test $$status -le 1 || exit $$status; \
 	done
 	$(PY) -m pytest -n 2 -p no:cacheprovider tests/test_frameworks.py
+
+# what mypy and pyright read of a user's script (make test runs the mypy part; pyright is ~280 MB)
+typing: $(STAMP) $(TYPING_STAMP)
+	$(PY) -m pytest -p no:cacheprovider tests/test_typing.py
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -p no:cacheprovider tests

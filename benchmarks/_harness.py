@@ -79,27 +79,37 @@ def measure(stmt: str, namespace: dict[str, Any], settings: Settings) -> Timing:
     return measure_interleaved([(stmt, namespace)], settings)[0]
 
 
-def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settings) -> list[Timing]:
-    """Time several statements in rounds: one repeat of each per round, ``settings.repeats`` rounds.
-
-    Interleaving spreads a change of machine load over all statements alike, so the ratios between
-    them (what the targets are) stay meaningful on a machine that is not quiet. A statement that
-    raises does so in the calibration, before anything is timed.
-    """
+def sample_rounds(
+    jobs: list[tuple[str, dict[str, Any]]], rounds: int, min_time: float
+) -> tuple[list[list[float]], list[int]]:
+    """Microseconds per call of each statement (evaluated in its namespace), one repeat of each per
+    round in a new order each round, ``rounds`` rounds, each repeat lasting about ``min_time``
+    seconds; and each statement's calls per repeat. A statement that raises does so in the
+    calibration, before anything is timed."""
     timers, numbers = [], []
     for stmt, namespace in jobs:
         timer = timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns)
         timers.append(timer)
-        numbers.append(_calibrate(timer, settings.min_time * 1e9))
+        numbers.append(_calibrate(timer, min_time * 1e9))
     samples: list[list[float]] = [[] for _ in jobs]
     order = list(range(len(jobs)))
     shuffler = random.Random(0)  # the same orders in every run
-    for _ in range(settings.repeats):
+    for _ in range(rounds):
         # A new order each round: a burst of load lasting a few seconds hits different
         # statements in different rounds, and the median discards it.
         shuffler.shuffle(order)
         for k in order:
             samples[k].append(timers[k].timeit(numbers[k]) / numbers[k] / 1000.0)
+    return samples, numbers
+
+
+def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settings) -> list[Timing]:
+    """Time several statements in rounds: one repeat of each per round, ``settings.repeats`` rounds.
+
+    Interleaving spreads a change of machine load over all statements alike, so the ratios between
+    them (what the targets are) stay meaningful on a machine that is not quiet.
+    """
+    samples, numbers = sample_rounds(jobs, settings.repeats, settings.min_time)
     return [
         Timing(statistics.median(per_call), min(per_call), number, settings.repeats)
         for per_call, number in zip(samples, numbers)
@@ -107,35 +117,36 @@ def measure_interleaved(jobs: list[tuple[str, dict[str, Any]]], settings: Settin
 
 
 @dataclass(frozen=True)
-class Pair:
-    """Two statements timed alternately: each one's median per call, and the median over rounds of
-    the first's time divided by (and minus) the second's, each round's two repeats back to back."""
+class Against:
+    """A statement timed against a reference in the same rounds: the medians per call, and over the
+    rounds the median of its time divided by the reference's (with the quartiles of that ratio,
+    which show how much the load moved it) and of its time minus the reference's."""
 
-    first_us: float
-    second_us: float
+    us: float
+    reference_us: float
     ratio: float
+    ratio_quartiles: tuple[float, float]
     difference_us: float
 
 
-def measure_pair(first: str, second: str, namespace: dict[str, Any], rounds: int, min_time: float) -> Pair:
-    """Time ``first`` against ``second`` in ``rounds`` rounds of one short repeat each, in a new
-    order each round. A ratio of two repeats moments apart sees one load: on a shared machine, the
-    median of such ratios moves far less than a ratio of medians taken seconds apart."""
-    timers = [timeit.Timer(stmt, globals=namespace, timer=time.perf_counter_ns) for stmt in (first, second)]
-    numbers = [_calibrate(timer, min_time * 1e9) for timer in timers]
-    samples: list[list[float]] = [[], []]
-    shuffler = random.Random(0)
-    for _ in range(rounds):
-        order = [0, 1]
-        shuffler.shuffle(order)
-        for k in order:
-            samples[k].append(timers[k].timeit(numbers[k]) / numbers[k] / 1000.0)
-    return Pair(
-        statistics.median(samples[0]),
-        statistics.median(samples[1]),
-        statistics.median(a / b for a, b in zip(*samples)),
-        statistics.median(a - b for a, b in zip(*samples)),
-    )
+def measure_against(
+    reference: str, statements: list[str], namespace: dict[str, Any], rounds: int, min_time: float
+) -> list[Against]:
+    """Time ``statements`` and ``reference`` in the same short rounds (``sample_rounds``) and
+    compare each with the reference round by round: a ratio of repeats moments apart sees one load,
+    so on a shared machine the median of such ratios moves far less than a ratio of medians taken
+    seconds apart."""
+    samples, _ = sample_rounds([(stmt, namespace) for stmt in [reference, *statements]], rounds, min_time)
+    base = samples[0]
+    found = []
+    for times in samples[1:]:
+        ratios = [t / b for t, b in zip(times, base)]
+        low, _, high = statistics.quantiles(ratios, n=4)
+        found.append(Against(
+            statistics.median(times), statistics.median(base), statistics.median(ratios), (low, high),
+            statistics.median(t - b for t, b in zip(times, base)),
+        ))
+    return found
 
 
 @dataclass

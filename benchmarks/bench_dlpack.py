@@ -20,6 +20,7 @@ import os
 import resource
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,14 +31,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import (  # noqa: E402
-    Pair,
+    Against,
     RESULTS_DIR,
     Results,
     Settings,
     Target,
     environment,
     fmt,
-    measure_pair,
+    measure_against,
     print_table,
     print_targets,
     ratio,
@@ -77,23 +78,18 @@ MAIN_HANDOFFS = [
     ("dlarray.Array[1:-1]", "x[1:-1]"),
     ("numpy.ndarray[1:-1]", "a[1:-1]"),
 ]
-# The hand-off targets: (target, the statement with the Array, the same with numpy's array, bound).
-# Each pair is timed alternately on one buffer (a hand-off is zero-copy: its cost does not depend
-# on the size, as the per-size rows show), so that each ratio compares two repeats moments apart.
+# The hand-off targets: (target, the statement, bound); ``{array}`` is the Array ``x``, the
+# PythonFloor ``f`` or numpy's array ``a``. The three are timed in the same rounds on one buffer (a
+# hand-off is zero-copy: its cost does not depend on the size, as the per-size rows show), so that
+# each ratio compares repeats moments apart.
 HANDOFF_TARGETS = [
-    ("Array.__dlpack__() / numpy's ndarray.__dlpack__()", "x.__dlpack__()", "a.__dlpack__()", 3.0),
-    ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch_from(x)", "torch_from(a)", 1.1),
-    ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax_from(x).block_until_ready()",
-     "jax_from(a).block_until_ready()", 1.1),
-    ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "np_from(x)", "np_from(a)", 1.5),
+    ("Array.__dlpack__() / numpy's ndarray.__dlpack__()", "{array}.__dlpack__()", 3.0),
+    ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch_from({array})", 1.1),
+    ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax_from({array}).block_until_ready()", 1.1),
+    ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "np_from({array})", 1.5),
 ]
-SLICE_TARGET = ("Array[1:-1] minus numpy's ndarray[1:-1]", "x[1:-1]", "a[1:-1]", 0.25)
+SLICE_TARGET = ("Array[1:-1] minus numpy's ndarray[1:-1]", "{array}[1:-1]", 0.25)
 HANDOFF_SIZE = 1_000
-
-
-def _with_floor(statement: str) -> str:
-    """``statement`` with the Array ``x`` replaced by the ``PythonFloor`` ``f``."""
-    return statement.replace("x.", "f.").replace("(x)", "(f)").replace("x[", "f[")
 # the rows of the size sweep that time the same statements (shown per size beside each target)
 HANDOFF_LABELS = [
     ("dlarray.Array.__dlpack__()", "numpy.ndarray.__dlpack__()"),
@@ -224,9 +220,10 @@ def run_latency(sizes: list[int], settings: Settings, peers: dict[str, Any], com
 
 
 class PythonFloor:
-    """The least a pure-Python array over a numpy array can do for a hand-off: a ``__dlpack__``
-    that forwards to numpy's with no check of its own, a slice that wraps numpy's in a new object
-    of two slots. Timed beside the targets (not judged): what no Python method can go below."""
+    """A reference for the hand-offs: about the least a pure-Python array over a numpy array can
+    do, a ``__dlpack__`` that forwards ``max_version`` to numpy's with no check of its own and a
+    slice that wraps numpy's in a new object of two slots. Timed beside each target, not judged:
+    what is left of the Array's cost above it is its own (its checks, its constructor)."""
 
     __slots__ = ("_native", "_owner")
 
@@ -251,28 +248,36 @@ class PythonFloor:
 _new_floor = object.__new__
 
 
-def run_handoffs(peers: dict[str, Any], quick: bool) -> dict[str, Pair | str]:
-    """Time each hand-off pair of ``HANDOFF_TARGETS`` and the slice, alternately (see
-    ``_harness.measure_pair``), and the same statements with a ``PythonFloor`` in the Array's
-    place; a pair whose statements fail is recorded by its error."""
+def run_handoffs(peers: dict[str, Any], quick: bool) -> dict[str, dict[str, Against] | str]:
+    """Time each statement of ``HANDOFF_TARGETS`` and the slice with the Array, the ``PythonFloor``
+    and numpy's array in the same rounds (``_harness.measure_against``, numpy's the reference); a
+    target whose statements fail is recorded by its error."""
     ns = _namespace(HANDOFF_SIZE, peers, compare=False)
     ns["f"] = PythonFloor(ns["a"])
     rounds, min_time = (11, 0.002) if quick else (201, 0.005)
-    pairs: dict[str, Pair | str] = {}
-    for name, first, second, _ in [*HANDOFF_TARGETS, SLICE_TARGET]:
-        for label, statement in ((name, first), (f"{name} (Python floor)", _with_floor(first))):
-            try:
-                pairs[label] = measure_pair(statement, second, ns, rounds, min_time)
-            except Exception as error:
-                pairs[label] = f"{type(error).__name__}: {error}".splitlines()[0][:200]
-    rows = [[name, fmt(p.first_us), fmt(p.second_us), fmt(p.ratio), fmt(p.difference_us)]
-            if isinstance(p, Pair) else [name, p, "", "", ""] for name, p in pairs.items()]
+    found: dict[str, dict[str, Against] | str] = {}
+    rows = []
+    for name, statement, _ in [*HANDOFF_TARGETS, SLICE_TARGET]:
+        try:
+            dlarray_, floor = measure_against(
+                statement.format(array="a"), [statement.format(array="x"), statement.format(array="f")],
+                ns, rounds, min_time,
+            )
+        except Exception as error:  # a consumer that cannot read one of them: the target is n/a
+            found[name] = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+            rows.append([name, found[name], "", "", "", ""])
+            continue
+        found[name] = {"dlarray": dlarray_, "floor": floor}
+        for who, timed in found[name].items():
+            low, high = timed.ratio_quartiles
+            rows.append([f"{name} ({who})", fmt(timed.us), fmt(timed.reference_us), fmt(timed.ratio),
+                         f"{fmt(low)}-{fmt(high)}", fmt(timed.difference_us)])
     print_table(
-        f"Hand-offs, timed in pairs ({HANDOFF_SIZE:,} float32; {rounds} rounds, medians)",
-        ["pair", "dlarray (or floor) us", "numpy us", "ratio", "difference us"],
+        f"Hand-offs against numpy's array ({HANDOFF_SIZE:,} float32; {rounds} rounds, medians)",
+        ["statement", "us", "numpy us", "ratio", "ratio quartiles", "difference us"],
         rows,
     )
-    return pairs
+    return found
 
 
 # Tensors of other ranks (the sizes above are vectors): the import's checks grow with ndim.
@@ -387,10 +392,11 @@ def _flatness(results: Results, sizes: list[int], label: str) -> float | None:
 
 
 def targets(
-    results: Results, sizes: list[int], memory: dict[str, Any] | None, handoffs: dict[str, Pair | str]
+    results: Results, sizes: list[int], memory: dict[str, Any] | None,
+    handoffs: dict[str, dict[str, Against] | str],
 ) -> list[Target]:
     """The targets. An import's ratio per size must hold at every size: the worst size decides. A
-    hand-off's is the median ratio of its pair timed alternately (``run_handoffs``); the ratio
+    hand-off's is the median over rounds of its ratio to numpy's (``run_handoffs``); the ratio
     per size of the sweep is shown beside it."""
     found = []
     for name, numerator, denominator, op, bound in [
@@ -402,16 +408,16 @@ def targets(
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
         found.append(Target(name, worst(per_size.values(), op), op, bound, per_size))
     # hand-offs: the consumer reading the Array against the same consumer reading numpy's array
-    for (name, _, _, bound), (numerator, denominator) in zip(HANDOFF_TARGETS, HANDOFF_LABELS):
-        pair = handoffs.get(name)
+    for (name, _, bound), (numerator, denominator) in zip(HANDOFF_TARGETS, HANDOFF_LABELS):
+        timed = handoffs.get(name)
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
-        found.append(Target(name, pair.ratio if isinstance(pair, Pair) else None, "<=", bound, per_size))
+        found.append(Target(name, timed["dlarray"].ratio if isinstance(timed, dict) else None, "<=", bound, per_size))
     # a slice's cost over numpy's, in microseconds (a Python method around numpy's slice)
-    name, _, _, bound = SLICE_TARGET
-    pair = handoffs.get(name)
+    name, _, bound = SLICE_TARGET
+    timed = handoffs.get(name)
     over = {str(n): _difference(results.median("dlarray.Array[1:-1]", str(n)), results.median("numpy.ndarray[1:-1]", str(n)))
             for n in sizes}
-    found.append(Target(name, pair.difference_us if isinstance(pair, Pair) else None, "<=", bound, over, "us"))
+    found.append(Target(name, timed["dlarray"].difference_us if isinstance(timed, dict) else None, "<=", bound, over, "us"))
     for label in DLARRAY_IMPORTS:
         found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))
     if memory is not None:
@@ -481,8 +487,8 @@ def main(argv: list[str] | None = None) -> int:
             "errors": results.errors,
             "memory": memory,
             "shapes": shapes,
-            "handoffs": {name: vars(pair) if isinstance(pair, Pair) else {"error": pair}
-                         for name, pair in handoffs.items()},
+            "handoffs": {name: {who: asdict(t) for who, t in timed.items()} if isinstance(timed, dict)
+                         else {"error": timed} for name, timed in handoffs.items()},
             "targets": {t.name: t.as_dict() for t in found},
         },
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from types import EllipsisType, ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, Self, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -58,15 +58,12 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
-# The operators' types, by the operand their element-wise function takes (its ``x2``); quoted, as
-# the Array is defined below. Defined at run time too: typing.get_type_hints(Array) reads them.
-_Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]  # + - * / **
-_Real = Callable[["Array", "Array | int | float"], "Array"]  # // % < <= > >=
-_Bitwise = Callable[["Array", "Array | int | bool"], "Array"]  # & | ^
-_Shift = Callable[["Array", "Array | int"], "Array"]  # << >>
-_Equality = Callable[["Array", "Array | int | float | complex | bool"], "Array"]  # == !=
-_Matrix = Callable[["Array", "Array"], "Array"]  # @
-_Unary = Callable[["Array"], "Array"]  # - + abs() ~
+# The operators' operands, by the operand their element-wise function takes (its ``x2``).
+_Numeric: TypeAlias = "Array | int | float | complex"  # + - * / **
+_Real: TypeAlias = "Array | int | float"  # // % < <= > >=
+_Bitwise: TypeAlias = "Array | int | bool"  # & | ^
+_Shift: TypeAlias = "Array | int"  # << >>
+_Equality: TypeAlias = "Array | int | float | complex | bool"  # == !=
 
 _new_array = object.__new__
 _KEPT_FLAGS = FLAG_READ_ONLY | FLAG_IS_SUBBYTE_TYPE_PADDED
@@ -906,6 +903,7 @@ class Array:
         A floating-point value is truncated toward zero.
         """,
         raises={
+            "TypeError": "Also for a complex array: ``int()`` takes real values only.",
             "OverflowError": 'The value is an infinity (as Python\'s ``int(float("inf"))``).',
             "ValueError": "The value is NaN.",
         },
@@ -916,7 +914,7 @@ class Array:
     ))
     __float__ = _conversion(float, Doc(
         "``float(x)`` of a 0-d array: its value as a Python ``float``.",
-        raises={"TypeError": "A complex array (``float()`` takes real values only)."},
+        raises={"TypeError": "Also for a complex array: ``float()`` takes real values only."},
         examples="""
             >>> float(xp.asarray([1.5, 2.5])[1])
             2.5
@@ -1151,57 +1149,59 @@ class Array:
     # The Python operators (``x + y``, ``x += y``, ``x @ y``, ``-x``, ...) are installed on this
     # class by ``dlarray._operators`` from one table, once the spec modules that compute them are
     # loaded: the core does not import them. A type checker cannot see what is installed at
-    # import, so their types are declared here, as annotations of the class (which make no
-    # attribute; tests/test_typing.py checks each against the installed method's operand).
-    __add__: ClassVar[_Numeric]
-    __radd__: ClassVar[_Numeric]
-    __iadd__: ClassVar[_Numeric]
-    __sub__: ClassVar[_Numeric]
-    __rsub__: ClassVar[_Numeric]
-    __isub__: ClassVar[_Numeric]
-    __mul__: ClassVar[_Numeric]
-    __rmul__: ClassVar[_Numeric]
-    __imul__: ClassVar[_Numeric]
-    __truediv__: ClassVar[_Numeric]
-    __rtruediv__: ClassVar[_Numeric]
-    __itruediv__: ClassVar[_Numeric]
-    __pow__: ClassVar[_Numeric]
-    __rpow__: ClassVar[_Numeric]
-    __ipow__: ClassVar[_Numeric]
-    __floordiv__: ClassVar[_Real]
-    __rfloordiv__: ClassVar[_Real]
-    __ifloordiv__: ClassVar[_Real]
-    __mod__: ClassVar[_Real]
-    __rmod__: ClassVar[_Real]
-    __imod__: ClassVar[_Real]
-    __lt__: ClassVar[_Real]
-    __le__: ClassVar[_Real]
-    __gt__: ClassVar[_Real]
-    __ge__: ClassVar[_Real]
-    __and__: ClassVar[_Bitwise]
-    __rand__: ClassVar[_Bitwise]
-    __iand__: ClassVar[_Bitwise]
-    __or__: ClassVar[_Bitwise]
-    __ror__: ClassVar[_Bitwise]
-    __ior__: ClassVar[_Bitwise]
-    __xor__: ClassVar[_Bitwise]
-    __rxor__: ClassVar[_Bitwise]
-    __ixor__: ClassVar[_Bitwise]
-    __lshift__: ClassVar[_Shift]
-    __rlshift__: ClassVar[_Shift]
-    __ilshift__: ClassVar[_Shift]
-    __rshift__: ClassVar[_Shift]
-    __rrshift__: ClassVar[_Shift]
-    __irshift__: ClassVar[_Shift]
-    __eq__: ClassVar[_Equality]  # type: ignore[assignment]  # an Array of booleans, not object's bool
-    __ne__: ClassVar[_Equality]  # type: ignore[assignment]
-    __matmul__: ClassVar[_Matrix]
-    __rmatmul__: ClassVar[_Matrix]
-    __imatmul__: ClassVar[_Matrix]
-    __neg__: ClassVar[_Unary]
-    __pos__: ClassVar[_Unary]
-    __abs__: ClassVar[_Unary]
-    __invert__: ClassVar[_Unary]
+    # import, so they are declared here for type checkers only (methods, not ClassVar callables:
+    # pyright matches no ClassVar against a protocol's method, as abs() and sum() need;
+    # tests/test_typing.py checks each against the installed method's operand).
+    if TYPE_CHECKING:
+        def __add__(self, other: _Numeric, /) -> Array: ...
+        def __radd__(self, other: _Numeric, /) -> Array: ...
+        def __iadd__(self, other: _Numeric, /) -> Self: ...
+        def __sub__(self, other: _Numeric, /) -> Array: ...
+        def __rsub__(self, other: _Numeric, /) -> Array: ...
+        def __isub__(self, other: _Numeric, /) -> Self: ...
+        def __mul__(self, other: _Numeric, /) -> Array: ...
+        def __rmul__(self, other: _Numeric, /) -> Array: ...
+        def __imul__(self, other: _Numeric, /) -> Self: ...
+        def __truediv__(self, other: _Numeric, /) -> Array: ...
+        def __rtruediv__(self, other: _Numeric, /) -> Array: ...
+        def __itruediv__(self, other: _Numeric, /) -> Self: ...
+        def __pow__(self, other: _Numeric, /) -> Array: ...
+        def __rpow__(self, other: _Numeric, /) -> Array: ...
+        def __ipow__(self, other: _Numeric, /) -> Self: ...
+        def __floordiv__(self, other: _Real, /) -> Array: ...
+        def __rfloordiv__(self, other: _Real, /) -> Array: ...
+        def __ifloordiv__(self, other: _Real, /) -> Self: ...
+        def __mod__(self, other: _Real, /) -> Array: ...
+        def __rmod__(self, other: _Real, /) -> Array: ...
+        def __imod__(self, other: _Real, /) -> Self: ...
+        def __lt__(self, other: _Real, /) -> Array: ...
+        def __le__(self, other: _Real, /) -> Array: ...
+        def __gt__(self, other: _Real, /) -> Array: ...
+        def __ge__(self, other: _Real, /) -> Array: ...
+        def __and__(self, other: _Bitwise, /) -> Array: ...
+        def __rand__(self, other: _Bitwise, /) -> Array: ...
+        def __iand__(self, other: _Bitwise, /) -> Self: ...
+        def __or__(self, other: _Bitwise, /) -> Array: ...
+        def __ror__(self, other: _Bitwise, /) -> Array: ...
+        def __ior__(self, other: _Bitwise, /) -> Self: ...
+        def __xor__(self, other: _Bitwise, /) -> Array: ...
+        def __rxor__(self, other: _Bitwise, /) -> Array: ...
+        def __ixor__(self, other: _Bitwise, /) -> Self: ...
+        def __lshift__(self, other: _Shift, /) -> Array: ...
+        def __rlshift__(self, other: _Shift, /) -> Array: ...
+        def __ilshift__(self, other: _Shift, /) -> Self: ...
+        def __rshift__(self, other: _Shift, /) -> Array: ...
+        def __rrshift__(self, other: _Shift, /) -> Array: ...
+        def __irshift__(self, other: _Shift, /) -> Self: ...
+        def __eq__(self, other: _Equality, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: _Equality, /) -> Array: ...  # type: ignore[override]
+        def __matmul__(self, other: Array, /) -> Array: ...
+        def __rmatmul__(self, other: Array, /) -> Array: ...
+        def __imatmul__(self, other: Array, /) -> Self: ...
+        def __neg__(self, /) -> Array: ...
+        def __pos__(self, /) -> Array: ...
+        def __abs__(self, /) -> Array: ...
+        def __invert__(self, /) -> Array: ...
 
     # What the in-place operators share:
 

@@ -235,20 +235,25 @@ def _handoffs_table(data: dict[str, Any]) -> list[str]:
     handoffs = data.get("handoffs")
     if not handoffs:
         return []
-    rows = [
-        [_cell(name), _number(pair.get("first_us")), _number(pair.get("second_us")), _number(pair.get("ratio")),
-         _number(pair.get("difference_us"))] if "error" not in pair else [_cell(name), _cell(pair["error"]), "", "", ""]
-        for name, pair in handoffs.items()
-    ]
+    rows = []
+    for name, timed in handoffs.items():
+        if "error" in timed:
+            rows.append([_cell(name), _cell(timed["error"]), "", "", "", ""])
+            continue
+        for who, row in timed.items():
+            low, high = row["ratio_quartiles"]
+            rows.append([f"{_cell(name)} ({who})", _number(row["us"]), _number(row["reference_us"]),
+                         _number(row["ratio"]), f"{_number(low)}–{_number(high)}", _number(row["difference_us"])])
     return [
-        "#### Hand-offs, timed in pairs\n",
-        "Each pair (the statement with the Array, the same with numpy's array) timed alternately on one "
-        "buffer, one short repeat of each per round: the medians per call, and the median over rounds of "
-        "the two repeats' ratio and difference, which the hand-off targets judge. A row marked "
-        "(Python floor) times the same statement with the least a pure-Python array can do in the Array's "
-        "place (a `__dlpack__` that only forwards to numpy's, a slice that only wraps numpy's in a new "
-        "object): shown, not judged, it is where a Python method's own cost begins.\n",
-        *_table(["pair", "dlarray (or floor) µs", "numpy µs", "ratio", "difference µs"], rows, "lrrrr"),
+        "#### Hand-offs against numpy's array\n",
+        "Each statement timed with the Array, with the Python floor and with numpy's array in the same "
+        "rounds on one buffer (one short repeat of each per round): the medians per call, and over the "
+        "rounds the median of the ratio to numpy's (with its quartiles: how much the load moved it) and "
+        "of the difference, which the hand-off targets judge for the Array. The floor is about the least "
+        "a pure-Python array can do in the Array's place (a `__dlpack__` that only forwards to numpy's, "
+        "a slice that only wraps numpy's in a new object): shown, not judged; what the Array costs above "
+        "it is its own (its checks, its constructor).\n",
+        *_table(["statement", "µs", "numpy µs", "ratio", "ratio quartiles", "difference µs"], rows, "lrrrrr"),
         "",
     ]
 

@@ -831,6 +831,7 @@ EXTRA_PURPOSES = {
     "conformance": "the official Array API suite (`make conformance`)",
     "frameworks": "tensorflow, paddle and pyarrow in the [probe](probe.md) and the "
                   "[DLPack conformance kit](guide/dlpack-conformance.md) (`make frameworks`)",
+    "typing": "pyright (basedpyright) checking a user's script beside mypy (`make typing`)",
 }
 
 

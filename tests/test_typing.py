@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
-import typing
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +71,10 @@ reveal_type(x)
 n: int = int(x)
 f: float = float(x)
 z: complex = complex(x)
-x << 1.5  # E: arg-type
-x @ 2  # E: arg-type
-x & 1.0  # E: arg-type
+x << 1.5  # E: operator
+x @ 2  # E: operator
+x & 1.0  # E: operator
+reveal_type(pow(x, 2))
 """
 
 
@@ -108,6 +110,49 @@ def test_type_checker_reads_declared_functions(tmp_path: Path) -> None:
         assert message == 'Revealed type is "dlarray._array.Array"', f"line {number}: {message}"
 
 
+def _pyright() -> str | None:
+    """A pyright (basedpyright, or pyright) next to this Python or on PATH; None without one (it
+    comes with ``make typing``, not with ``make test``: with its node it is some 280 MB)."""
+    for name in ("basedpyright", "pyright"):
+        beside = Path(sys.executable).parent / name
+        if beside.exists():
+            return str(beside)
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def test_pyright_reads_what_mypy_reads(tmp_path: Path) -> None:
+    """pyright (what editors such as VS Code check with) on the same user's script: every reveal an
+    Array and an error on exactly the lines mypy flags (the operators declared as methods, so that
+    ``abs(x)`` and ``pow(x, 2)`` match the protocols of Python's builtins)."""
+    pyright = _pyright()
+    if pyright is None:
+        pytest.skip("no pyright here: `make typing` installs basedpyright")
+    script = tmp_path / "user.py"
+    script.write_text(USER_SCRIPT)
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({
+        "extraPaths": [str(ROOT)], "pythonVersion": "3.11", "typeCheckingMode": "standard",
+        "reportUnusedExpression": False,
+    }))
+    result = subprocess.run(
+        [pyright, "--pythonpath", sys.executable, "--outputjson", str(script)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    diagnostics = json.loads(result.stdout)["generalDiagnostics"]
+    lines = USER_SCRIPT.splitlines()
+    expected_errors = {n for n, line in enumerate(lines, 1) if "# E: " in line}
+    reveals = {n for n, line in enumerate(lines, 1) if line.startswith("reveal_type(")}
+    errors = {d["range"]["start"]["line"] + 1 for d in diagnostics if d["severity"] == "error"}
+    revealed = {d["range"]["start"]["line"] + 1: d["message"] for d in diagnostics
+                if d["severity"] == "information" and d["message"].startswith("Type of ")}
+    assert errors == expected_errors, result.stdout
+    assert set(revealed) == reveals, result.stdout
+    for number, message in revealed.items():
+        assert message.endswith(' is "Array"'), f"line {number}: {message}"
+
+
 def test_category_types_agree() -> None:
     """Each dtype category's static type (what a type checker reads) names the Python scalars its
     run-time signatures show."""
@@ -117,36 +162,40 @@ def test_category_types_agree() -> None:
         assert ew.__annotations__[name] == f"Category[{category.scalars}]", name
 
 
-def _operator_types() -> dict[str, str]:
-    """The operand type of each operator type the Array's module declares for type checkers
-    (``_Numeric = Callable[["Array", "Array | int | float | complex"], "Array"]``: its operand),
-    "" for the unary ones."""
+def _declared_operators() -> dict[str, str]:
+    """The operators the Array's class declares for type checkers (the ``def``s under ``if
+    TYPE_CHECKING:`` in its body): each one's operand type, the aliases of ``_array`` written out
+    (``_Numeric: TypeAlias = "Array | int | float | complex"``), "" for the unary ones."""
     source = ast.parse((ROOT / "dlarray" / "_array.py").read_text())
-    operands = {}
-    for node in ast.walk(source):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
-            value = node.value
-            if isinstance(value.value, ast.Name) and value.value.id == "Callable":
-                arguments = value.slice.elts[0].elts  # type: ignore[attr-defined]
-                operands[node.targets[0].id] = arguments[1].value if len(arguments) > 1 else ""  # type: ignore[attr-defined]
-    return operands
+    aliases = {
+        node.target.id: node.value.value
+        for node in source.body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(node.value, ast.Constant)
+    }
+    array = next(node for node in source.body if isinstance(node, ast.ClassDef) and node.name == "Array")
+    declared = {}
+    for node in array.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for function in node.body:
+                assert isinstance(function, ast.FunctionDef)
+                arguments = function.args.posonlyargs
+                operand = ast.unparse(arguments[1].annotation) if len(arguments) > 1 else ""  # type: ignore[arg-type]
+                declared[function.name] = aliases.get(operand, operand)
+    return declared
 
 
 def test_declared_operator_types_agree() -> None:
-    """Every operator installed on the Array at import is declared on the class for type checkers
-    (an annotation ``ClassVar[<type>]``), with the operand the installed method takes."""
+    """Every operator installed on the Array at import is declared in the class for type checkers
+    (a method under ``if TYPE_CHECKING:``, which makes no attribute), with the operand the installed
+    method takes; at run time the installed method is what the class has."""
     from dlarray._operators import NAMES
 
-    operands = _operator_types()
-    declared = {name: hint for name, hint in xp.Array.__annotations__.items() if name in NAMES}
+    declared = _declared_operators()
     assert set(declared) == set(NAMES)
-    # the declarations resolve at run time too (documentation tools and run-time checkers read them)
-    hints = typing.get_type_hints(xp.Array)
-    assert all(typing.get_origin(hints[name]) is typing.ClassVar for name in NAMES)
     for name in NAMES:
-        kind = re.fullmatch(r"ClassVar\[(\w+)\]", declared[name])
-        assert kind, f"{name}: {declared[name]}"
-        assert operands[kind[1]] == getattr(xp.Array, name).__annotations__.get("other", ""), name
+        installed = getattr(xp.Array, name)
+        assert declared[name] == installed.__annotations__.get("other", ""), name
+        assert installed.__module__ == "dlarray._operators", name
 
 
 # the functions declared in a table beside the element-wise ones, by the Protocol their factory
