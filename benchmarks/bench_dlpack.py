@@ -78,25 +78,24 @@ MAIN_HANDOFFS = [
     ("dlarray.Array[1:-1]", "x[1:-1]"),
     ("numpy.ndarray[1:-1]", "a[1:-1]"),
 ]
-# The hand-off targets: (target, the statement, bound); ``{array}`` is the Array ``x``, the
-# PythonFloor ``f`` or numpy's array ``a``. The three are timed in the same rounds on one buffer (a
-# hand-off is zero-copy: its cost does not depend on the size, as the per-size rows show), so that
-# each ratio compares repeats moments apart.
+# The hand-off targets: (target, the statement, bound, the rows of the size sweep that time the
+# same statement with the Array and with numpy's array, shown per size beside the target).
+# ``{array}`` is the Array ``x``, the PythonFloor ``f`` or numpy's array ``a``. The three are timed
+# in the same rounds on one buffer (a hand-off is zero-copy: its cost does not depend on the size,
+# as the per-size rows show), so that each ratio compares repeats moments apart.
 HANDOFF_TARGETS = [
-    ("Array.__dlpack__() / numpy's ndarray.__dlpack__()", "{array}.__dlpack__()", 3.0),
-    ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch_from({array})", 1.1),
-    ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax_from({array}).block_until_ready()", 1.1),
-    ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "np_from({array})", 1.5),
+    ("Array.__dlpack__() / numpy's ndarray.__dlpack__()", "{array}.__dlpack__()", 3.0,
+     ("dlarray.Array.__dlpack__()", "numpy.ndarray.__dlpack__()")),
+    ("torch.from_dlpack(dlarray) / torch.from_dlpack(numpy)", "torch_from({array})", 1.1,
+     ("torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)")),
+    ("jax.dlpack.from_dlpack(dlarray) / (numpy)", "jax_from({array}).block_until_ready()", 1.1,
+     ("jax.dlpack.from_dlpack(dlarray)", "jax.dlpack.from_dlpack(numpy)")),
+    ("numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)", "np_from({array})", 1.5,
+     ("numpy.from_dlpack(dlarray)", "numpy.from_dlpack(numpy)")),
 ]
-SLICE_TARGET = ("Array[1:-1] minus numpy's ndarray[1:-1]", "{array}[1:-1]", 0.25)
+SLICE_TARGET = ("Array[1:-1] minus numpy's ndarray[1:-1]", "{array}[1:-1]", 0.25,
+                ("dlarray.Array[1:-1]", "numpy.ndarray[1:-1]"))
 HANDOFF_SIZE = 1_000
-# the rows of the size sweep that time the same statements (shown per size beside each target)
-HANDOFF_LABELS = [
-    ("dlarray.Array.__dlpack__()", "numpy.ndarray.__dlpack__()"),
-    ("torch.from_dlpack(dlarray)", "torch.from_dlpack(numpy)"),
-    ("jax.dlpack.from_dlpack(dlarray)", "jax.dlpack.from_dlpack(numpy)"),
-    ("numpy.from_dlpack(dlarray)", "numpy.from_dlpack(numpy)"),
-]
 MAIN_BYTES = [
     ("dlarray.asarray(bytes)", "dl_asarray(b)"),
     ("pydlpack.asdlpack(bytes)", "asdlpack(b)"),
@@ -257,7 +256,7 @@ def run_handoffs(peers: dict[str, Any], quick: bool) -> dict[str, dict[str, Agai
     rounds, min_time = (11, 0.002) if quick else (201, 0.005)
     found: dict[str, dict[str, Against] | str] = {}
     rows = []
-    for name, statement, _ in [*HANDOFF_TARGETS, SLICE_TARGET]:
+    for name, statement, _, _ in [*HANDOFF_TARGETS, SLICE_TARGET]:
         try:
             dlarray_, floor = measure_against(
                 statement.format(array="a"), [statement.format(array="x"), statement.format(array="f")],
@@ -408,15 +407,14 @@ def targets(
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
         found.append(Target(name, worst(per_size.values(), op), op, bound, per_size))
     # hand-offs: the consumer reading the Array against the same consumer reading numpy's array
-    for (name, _, bound), (numerator, denominator) in zip(HANDOFF_TARGETS, HANDOFF_LABELS):
+    for name, _, bound, (numerator, denominator) in HANDOFF_TARGETS:
         timed = handoffs.get(name)
         per_size = _per_size_ratio(results, sizes, numerator, denominator)
         found.append(Target(name, timed["dlarray"].ratio if isinstance(timed, dict) else None, "<=", bound, per_size))
     # a slice's cost over numpy's, in microseconds (a Python method around numpy's slice)
-    name, _, bound = SLICE_TARGET
+    name, _, bound, (ours, numpy_slice) = SLICE_TARGET
     timed = handoffs.get(name)
-    over = {str(n): _difference(results.median("dlarray.Array[1:-1]", str(n)), results.median("numpy.ndarray[1:-1]", str(n)))
-            for n in sizes}
+    over = {str(n): _difference(results.median(ours, str(n)), results.median(numpy_slice, str(n))) for n in sizes}
     found.append(Target(name, timed["dlarray"].difference_us if isinstance(timed, dict) else None, "<=", bound, over, "us"))
     for label in DLARRAY_IMPORTS:
         found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))

@@ -246,9 +246,10 @@ class SphinxRoles(griffe.Extension):
     def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
         if pkg.name == "dlarray":
             _use_runtime_functions(pkg)
-            _add_array_operators(pkg)
             for path in COMPOSED_CLASSES:
                 _use_runtime_members(pkg, path)
+            # after the members: the operators come in whole (signature and docstring) from run time
+            _add_array_operators(pkg)
         self._visit(pkg, pkg)
 
     def _visit(self, root: Any, obj: Any) -> None:
