@@ -12,6 +12,16 @@ STAMP := $(VENV)/.installed
 CONFORMANCE_STAMP := $(VENV)/.installed-conformance
 FRAMEWORKS_STAMP := $(VENV)/.installed-frameworks
 TYPING_STAMP := $(VENV)/.installed-typing
+# make test-latest: the newest Python found on this machine (.ci/newest_python.py: PATH, then pyenv),
+# in a venv of its own with the newest numpy, jax, SciPy and scikit-learn from PyPI, and no torch
+LATEST_VENV := .venv-latest
+LATEST_PY := $(LATEST_VENV)/bin/python
+LATEST_STAMP := $(LATEST_VENV)/.installed
+NEWEST_PYTHON = $(shell python3 .ci/newest_python.py)
+# what each leg must have: a test that needs one of these fails instead of skipping where it is missing
+# (tests/needs.py); the other optional libraries are skipped, with the reason, where absent
+TEST_REQUIRES := torch jax array_api_strict scipy sklearn mypy mkdocs matplotlib
+LATEST_TEST_REQUIRES := jax array_api_strict scipy sklearn mypy mkdocs matplotlib
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
@@ -22,7 +32,7 @@ DOWNSTREAM_ARGS ?=
 # `make` alone: the demo (the first rule below would only create .venv)
 .DEFAULT_GOAL := demo
 
-.PHONY: setup demo frameworks typing test test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
+.PHONY: setup demo frameworks kit-results typing test test-latest test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -35,8 +45,8 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP): pyproject.toml | $(PY)
-	@echo "== installing dlarray with its test, docs and benchmark dependencies"
-	$(PIP) -e '.[test,docs,bench]'
+	@echo "== installing dlarray with torch 2.13.0 and its test, docs and benchmark dependencies"
+	$(PIP) -e '.[demo,test,docs,bench]'
 	touch $@ $(DEMO_STAMP)
 
 $(FRAMEWORKS_STAMP): pyproject.toml | $(PY)
@@ -47,6 +57,17 @@ $(FRAMEWORKS_STAMP): pyproject.toml | $(PY)
 $(TYPING_STAMP): pyproject.toml | $(PY)
 	@echo "== installing basedpyright (the typing extra)"
 	$(PIP) -e '.[typing]'
+	touch $@
+
+$(LATEST_PY):
+	@python="$(NEWEST_PYTHON)"; test -n "$$python" || { echo "no Python found for $(LATEST_VENV)"; exit 1; }; \
+	  echo "== creating $(LATEST_VENV) with $$python"; \
+	  "$$python" -m venv $(LATEST_VENV)
+	$(LATEST_PY) -m pip install --disable-pip-version-check --upgrade pip
+
+$(LATEST_STAMP): pyproject.toml | $(LATEST_PY)
+	@echo "== installing dlarray with the newest test, docs and benchmark dependencies, without torch"
+	$(LATEST_PY) -m pip install --disable-pip-version-check --upgrade -e '.[test,docs,bench]'
 	touch $@
 
 $(CONFORMANCE_STAMP): pyproject.toml | $(PY)
@@ -71,12 +92,26 @@ frameworks: $(STAMP) $(FRAMEWORKS_STAMP)
 	done
 	$(PY) -m pytest -n 2 -p no:cacheprovider tests/test_frameworks.py
 
+# the DLPack conformance kit's results for the libraries make test installs (the matrix on the kit's
+# page; make frameworks records tensorflow, paddle and pyarrow): the kit exits 1 when a library fails
+# a check (they do), 2 when it cannot check one (this target then fails)
+kit-results: $(STAMP)
+	@for library in numpy torch jax array-api-strict pydlpack dlarray; do \
+	  $(PY) -m dlarray check $$library --json docs/results/dlpack-kit/$$library.json > /dev/null; \
+	  status=$$?; test $$status -le 1 || exit $$status; echo "recorded docs/results/dlpack-kit/$$library.json"; \
+	done
+
 # what mypy and pyright read of a user's script (make test runs the mypy part; pyright is ~280 MB)
 typing: $(STAMP) $(TYPING_STAMP)
 	$(PY) -m pytest -p no:cacheprovider tests/test_typing.py
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 -p no:cacheprovider tests
+	DLARRAY_TEST_REQUIRES="$(TEST_REQUIRES)" $(PY) -m pytest -n 2 -p no:cacheprovider tests
+
+# the second CI leg: the whole suite on the newest Python with the newest libraries and no torch
+test-latest: $(LATEST_STAMP)
+	@$(LATEST_PY) -c "import sys, numpy; print('== Python', sys.version.split()[0], 'numpy', numpy.__version__)"
+	DLARRAY_TEST_REQUIRES="$(LATEST_TEST_REQUIRES)" $(LATEST_PY) -m pytest -n 2 -p no:cacheprovider tests
 
 # property tests with 500 fresh random examples each (new inputs every run; not part of CI)
 test-thorough: $(STAMP)
@@ -132,4 +167,4 @@ downstream: $(STAMP)
 	$(PY) conformance/downstream.py $(DOWNSTREAM_ARGS)
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LATEST_VENV) site .pytest_cache .hypothesis

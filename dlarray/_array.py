@@ -683,6 +683,77 @@ class Array:
             return native.astype(dtype)
         return native.copy() if copy else native
 
+    @_doc.outside_standard
+    def __buffer__(self, flags: int, /) -> memoryview:
+        """The buffer protocol (Python 3.12 and newer, PEP 688): ``memoryview(x)``, zero-copy.
+
+        What takes a bytes-like object takes a CPU array: ``memoryview(x)``, ``pa.py_buffer(x)``
+        (pyarrow), ``hashlib.sha1(x)``, ``isinstance(x, collections.abc.Buffer)``, as with a numpy
+        array. The view is numpy's buffer of the same memory: the format and item size of the
+        dtype, strides in bytes (a strided array gives a strided view), read-only where the array
+        is (a consumer that needs to write is refused, as for a read-only numpy array). Python 3.11
+        has no buffer protocol for classes written in Python: ``memoryview(np.asarray(x))`` gives
+        the same view there.
+
+        Parameters
+        ----------
+        flags : int
+            What the consumer asks for (``inspect.BufferFlags``); Python passes it.
+
+        Returns
+        -------
+        memoryview
+            Over this array's memory.
+
+        Raises
+        ------
+        BufferError
+            The array is not in host memory (CUDA: copy it with ``x.to_device("cpu")`` first); its
+            dtype has no buffer-protocol format (bfloat16 and the float8/6/4 types: convert it with
+            ``astype`` first).
+
+        {examples}
+        >>> import sys, numpy as np
+        >>> x = xp.asarray([1, 2, 3], dtype=xp.int16)
+        >>> view = memoryview(x if sys.version_info >= (3, 12) else np.asarray(x))  # 3.11: through numpy
+        >>> view.format, view.nbytes, view.tolist()
+        ('h', 6, [1, 2, 3])
+        """
+        dtype = self._dtype
+        device = self._device
+        if not device.backend.host_native:
+            raise BufferError(f"an array on {device} has no buffer protocol (it describes host memory); "
+                              f"copy it with x.to_device('cpu') first")
+        if dtype.numpy_dtype is None:
+            raise BufferError(f"{dtype} has no buffer-protocol format (PEP 3118); convert it with astype first, "
+                              f"e.g. to float32")
+        return memoryview(self._as_native())
+
+    @_doc.outside_standard
+    def __bytes__(self) -> bytes:
+        """``bytes(x)``: a copy of the elements' raw bytes in C order, as numpy's ``bytes(a)`` and
+        ``a.tobytes()`` give, on every Python and for every dtype (never the element values).
+
+        Returns
+        -------
+        bytes
+            ``x.nbytes`` bytes for a byte-aligned dtype (the bytes packed float4 data fills, for it).
+
+        Raises
+        ------
+        TypeError
+            The array is not in host memory: ``bytes`` never copies from a device implicitly (copy
+            it with ``x.to_device("cpu")`` first).
+
+        {examples}
+        >>> bytes(xp.asarray([1, 2, 3], dtype=xp.int16))  # little-endian machine
+        b'\\x01\\x00\\x02\\x00\\x03\\x00'
+        """
+        if not self._device.host_accessible:
+            raise TypeError(f"bytes() of an array on {self._device} would copy it from the device; "
+                            f"copy it with x.to_device('cpu') first")
+        return host_elements(self, copy=False).tobytes()
+
     @_doc
     def to_device(
         self, device: Device | str | tuple[int, int], /, *, stream: int | cupy.cuda.Stream | None = None

@@ -81,7 +81,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         exactly once, when the last Array or view of the buffer is gone. Read-only when the
         producer says so (``READ_ONLY``), and whenever it answers with a legacy (unversioned)
         capsule, which cannot say whether the memory may be written (jax does; numpy imports such
-        capsules read-only too). For a writable array, pass ``copy=True``.
+        capsules read-only too). ``copy=True`` always gives a writable array: where the producer's
+        own copy is marked READ_ONLY (jax 0.11 and newer mark theirs so), it is copied once more
+        (numpy's ``from_dlpack`` keeps such a copy read-only).
 
     Raises
     ------
@@ -179,7 +181,10 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         if info.is_copied:
             if copy is False:
                 raise BufferError("the producer copied the data although copy=False was asked for")
-            copy = None  # done already
+            if not info.readonly:
+                copy = None  # done already
+            # else a copy the producer marked READ_ONLY (jax >= 0.11 does): copied again below, as
+            # copy=True promises memory of the caller's own, writable like every other copy
     if target is not None and target is not array._device:
         if copy is False:
             raise BufferError(f"moving the data from {array._device} to {target} needs a copy, and copy=False forbids it")

@@ -176,8 +176,8 @@ def encode(values: np.ndarray, dtype: DType) -> np.ndarray:
         up |= tie & (enc.codes[upper] % 2 == 0)
     codes = np.where(up, enc.codes[upper], enc.codes[upper - 1])
     codes = np.where(magnitude <= table[0], enc.codes[0], codes)
-    largest_is_even = enc.codes[-1] % 2 == 0 and fmt.style != "e8m0"
-    overflow = (magnitude > enc.overflow_threshold) | ((magnitude == enc.overflow_threshold) & ~largest_is_even)
+    largest_is_even = bool(enc.codes[-1] % 2 == 0) and fmt.style != "e8m0"  # a Python bool: `not`, never `~`
+    overflow = (magnitude > enc.overflow_threshold) | ((magnitude == enc.overflow_threshold) & (not largest_is_even))
     codes = np.where(overflow, enc.overflow_code, codes)
     codes = np.where(nan, enc.nan_code, codes)
     if fmt.style == "e8m0":

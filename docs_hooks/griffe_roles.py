@@ -56,7 +56,7 @@ ARRAY_OPERATORS: tuple[str, ...] = _import("dlarray._operators").NAMES
 # Classes rendered on their own pages, with the members shown there (None: every public member).
 RENDERED_CLASSES: dict[str, frozenset[str] | None] = {
     "dlarray._array.Array": frozenset({
-        "__dlpack__", "__dlpack_device__", "__array_namespace__", "__array__", "__getitem__",
+        "__dlpack__", "__dlpack_device__", "__array_namespace__", "__array__", "__buffer__", "__bytes__", "__getitem__",
         "__setitem__", "to_device", "shape", "ndim", "size", "dtype", "device", "strides", "data_ptr",
         "readonly", "itemsize", "nbytes", "T", "mT", "__cuda_array_interface__", "__bool__", "__int__",
         "__float__", "__complex__", "__index__", "__len__", "__iter__", "__round__", "__format__",

@@ -17,6 +17,7 @@ from typing import Any
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import gpu_view
+import needs
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -42,6 +43,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     global _watchdog_stream
+    # a leg that must run the tests of a library (DLARRAY_TEST_REQUIRES: make test's torch) stops here
+    # where it is missing, instead of skipping those tests (tests/needs.py)
+    if missing := needs.missing_required():
+        raise pytest.UsageError(
+            f"DLARRAY_TEST_REQUIRES names {', '.join(missing)}, not installed in {sys.prefix}: "
+            "this run must not skip their tests"
+        )
     # the terminal's stderr, kept now: while a test runs, pytest captures file descriptor 2
     _watchdog_stream = os.fdopen(os.dup(sys.__stderr__.fileno() if sys.__stderr__ else 2), "w")
     config.addinivalue_line(

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import needs
+
 TESTS = Path(__file__).resolve().parent
 
 PRELUDE = """
@@ -98,6 +100,16 @@ def exit_with_arrays_in_frames():
 exit_with_arrays_in_frames()
 """,
 }
+
+
+# the optional libraries a scenario imports: where one is absent (make test-latest has no torch) the
+# scenario is not run, and says so, unless the run requires it (tests/needs.py)
+LIBRARIES = {"foreign-producers": ("torch", "jax")}
+
+
+def missing_libraries(scenario: str) -> list[str]:
+    """The libraries ``scenario`` imports that are not installed (and not required: then it runs and fails)."""
+    return [name for name in LIBRARIES.get(scenario, ()) if name not in needs.REQUIRED and not needs.available(name)]
 
 
 _FAILURE_MARKERS = ("Exception ignored", "Fatal Python error", "Segmentation fault", "Traceback",

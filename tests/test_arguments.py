@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import needs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -231,7 +232,7 @@ def test_from_dlpack_fast_paths_match_the_general_path(device: int, copy: int, g
 
 @given(device=odd, copy=odd, given_keys=st.sets(st.sampled_from(["device", "copy"])))
 def test_from_dlpack_exchange_path_matches_the_general_path(device: int, copy: int, given_keys: set[str]) -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     values = {"device": device, "copy": copy}
     options = {key: ODD_VALUES[values[key]] for key in given_keys}
     tensor = torch.arange(1.0, 4.0, dtype=torch.float64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import needs
 import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
@@ -13,7 +14,7 @@ import dlarray
 
 from producer import make_capsule
 
-torch = pytest.importorskip("torch")
+torch = needs.library("torch")
 
 NUMPY_DTYPES = st.sampled_from(
     [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,

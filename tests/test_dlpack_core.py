@@ -11,6 +11,7 @@ import textwrap
 import threading
 from typing import Any
 
+import needs
 import numpy as np
 import pytest
 from producer import Producer, alive_count, double_deletes, make_capsule, poison_address
@@ -525,6 +526,7 @@ EXIT_SCRIPT = textwrap.dedent(
 )
 
 
+@needs.skip_without("torch")
 def test_interpreter_exit_with_live_arrays_and_capsules(tmp_path) -> None:
     script = tmp_path / "exit_script.py"
     script.write_text(EXIT_SCRIPT.format(tests=str(__import__("pathlib").Path(__file__).parent)))

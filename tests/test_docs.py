@@ -2,7 +2,10 @@
 
 Each ```python block of docs/**/*.md and README.md is executed; the blocks of one page share a
 namespace and run in order, as a reader would run them. A block that cannot run here (CUDA-only) is
-preceded by a ``<!-- skip-test -->`` line.
+preceded by a ``<!-- skip-test -->`` line; one that needs an optional library by ``<!-- needs: torch -->``
+(names separated by commas): it runs where the library is installed, and is left out, saying so, where
+it is not (make test-latest has no torch), unless the run requires it (tests/needs.py). Every other
+block runs with numpy alone, as after ``pip install .``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import needs
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,10 +30,11 @@ _BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _SKIP = "<!-- skip-test -->"
+_NEEDS = re.compile(r"<!-- needs: (?P<names>[\w, ]+) -->")
 
 
-def python_blocks(text: str) -> list[tuple[int, str, bool]]:
-    """``(line number, code, skipped)`` for each ```python block of a Markdown text."""
+def python_blocks(text: str) -> list[tuple[int, str, bool, tuple[str, ...]]]:
+    """``(line number, code, skipped, libraries needed)`` for each ```python block of a Markdown text."""
     found = []
     for match in _BLOCK.finditer(text):
         if match.group("lang") not in ("python", "py"):
@@ -37,15 +42,19 @@ def python_blocks(text: str) -> list[tuple[int, str, bool]]:
         indent = match.group("indent")
         body = "".join(line[len(indent):] if line.startswith(indent) else line
                        for line in match.group("body").splitlines(keepends=True))
-        skipped = (match.group("before") or "").strip() == _SKIP
+        before = (match.group("before") or "").strip()
+        needed = _NEEDS.fullmatch(before)
+        libraries = tuple(name.strip() for name in needed.group("names").split(",")) if needed else ()
         line = text.count("\n", 0, match.start("indent")) + 1
-        found.append((line, body, skipped))
+        found.append((line, body, before == _SKIP, libraries))
     return found
 
 
 def test_block_extraction() -> None:
-    text = "intro\n```python\na = 1\n```\n\n<!-- skip-test -->\n```python\ncuda()\n```\n```bash\nls\n```\n"
-    assert python_blocks(text) == [(2, "a = 1\n", False), (7, "cuda()\n", True)]
+    text = ("intro\n```python\na = 1\n```\n\n<!-- skip-test -->\n```python\ncuda()\n```\n```bash\nls\n```\n"
+            "<!-- needs: torch, jax -->\n```python\nimport torch\n```\n")
+    assert python_blocks(text) == [(2, "a = 1\n", False, ()), (7, "cuda()\n", True, ()),
+                                   (14, "import torch\n", False, ("torch", "jax"))]
 
 
 def _page_id(page: Path) -> str:
@@ -68,8 +77,12 @@ def test_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
     namespace: dict[str, object] = {"__name__": "__docs__"}
     ran = 0
-    for line, code, skipped in python_blocks(page.read_text()):
+    left_out = []
+    for line, code, skipped, libraries in python_blocks(page.read_text()):
         if skipped:
+            continue
+        if absent := [name for name in libraries if name not in needs.REQUIRED and not needs.available(name)]:
+            left_out.append(f"line {line} (needs {', '.join(absent)})")
             continue
         compiled = compile(code, f"{_page_id(page)}:{line}", "exec")
         try:
@@ -77,6 +90,8 @@ def test_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
         except Exception as error:
             pytest.fail(f"the example at {_page_id(page)}, line {line}, raised {type(error).__name__}: {error}")
         ran += 1
+    if not ran and left_out:
+        pytest.skip(f"every example of {_page_id(page)} needs a library not installed: {'; '.join(left_out)}")
     assert ran, f"every example of {_page_id(page)} is skipped"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import needs
 import pytest
 from assertions import same
 from hypothesis import given, settings
@@ -190,7 +191,7 @@ def test_setitem_refuses_values_that_are_not_arrays_or_scalars() -> None:
 
 
 def test_bfloat16_arrays_are_indexed_and_assigned_through_their_bits() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     source = torch.arange(12, dtype=torch.float32).reshape(3, 4).to(torch.bfloat16)
     x = xp.from_dlpack(source.clone())
     view = x[1, 1:3]  # basic: a view by metadata
@@ -218,7 +219,7 @@ def test_bfloat16_arrays_are_indexed_and_assigned_through_their_bits() -> None:
 
 
 def test_take_and_where_select_bfloat16_elements() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     source = torch.arange(6, dtype=torch.float32).reshape(2, 3).to(torch.bfloat16)
     x = xp.from_dlpack(source)
     taken = xp.take(x, xp.asarray(np.array([2, 0])), axis=1)
@@ -274,7 +275,7 @@ def test_assigning_a_numpy_array_a_list_or_a_range() -> None:
 
 
 def test_assigning_a_dlpack_producer() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     x = xp.zeros(3, dtype=xp.float32)
     x[:] = torch.arange(3, dtype=torch.float32)
     assert np.asarray(x).tolist() == [0, 1, 2]

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import interrupt_scenarios
+import needs
 import pytest
 
 SCRIPT = Path(interrupt_scenarios.__file__)
@@ -25,7 +26,7 @@ SCRIPT = Path(interrupt_scenarios.__file__)
 @pytest.mark.parametrize("scenario", sorted(interrupt_scenarios.SCENARIOS))
 def test_an_interrupt_anywhere_in_an_import_leaves_ownership_whole(scenario: str) -> None:
     if scenario.startswith("torch"):
-        pytest.importorskip("torch")
+        needs.library("torch")
     result = subprocess.run([sys.executable, str(SCRIPT), scenario], capture_output=True, text=True,
                             timeout=600, check=False)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]

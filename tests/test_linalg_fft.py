@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import needs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -261,7 +262,7 @@ def test_diagonal_shares_memory_and_keeps_read_only() -> None:
 
 
 def test_diagonal_of_bfloat16_without_backend() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     t = torch.arange(24, dtype=torch.bfloat16).reshape(2, 3, 4)
     x = dlarray.from_dlpack(t)
     for offset in (-2, 0, 1, 5):

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
+import needs
 import numpy as np
 import pytest
 
@@ -28,7 +29,21 @@ from dlarray._probe import (
     probe,
 )
 
-CPU_PRODUCERS = ("numpy", "torch", "jax", "array-api-strict", "bytes", "bytearray", "array.array", "memoryview")
+# the rows and columns of the libraries installed here (the probe shows only those; make test requires
+# torch, make test-latest has none: tests/needs.py)
+_MODULES = {"torch": "torch", "jax": "jax", "array-api-strict": "array_api_strict"}
+
+
+def _installed(*names: str) -> tuple[str, ...]:
+    return tuple(name for name in names if name not in _MODULES or needs.available(_MODULES[name]))
+
+
+CPU_PRODUCERS = _installed("numpy", "torch", "jax", "array-api-strict", "bytes", "bytearray", "array.array",
+                           "memoryview")
+JAX = needs.optional("jax")
+# jax up to 0.10 asks for a legacy capsule (no max_version), which cannot say read-only: a read-only
+# Array refuses it. jax 0.11 and newer ask with max_version and take read-only data zero-copy.
+JAX_ASKS_VERSIONED = JAX is not None and tuple(int(part) for part in JAX.__version__.split(".")[:2]) >= (0, 11)
 
 
 def _table(rows: list[list[str]]) -> dict[str, dict[str, str]]:
@@ -53,17 +68,18 @@ def test_probe_table_zero_copy_where_promised(full_probe: ProbeResult) -> None:
         assert table[producer][IMPORT] == "zero-copy", producer
         assert table[producer]["-> numpy"] == "zero-copy", producer
         assert table[producer]["-> dlarray"] == "zero-copy", producer
-    for producer in ("numpy", "torch", "jax", "array-api-strict", "bytearray"):
-        assert table[producer]["-> torch"] == "zero-copy", producer
-        assert table[producer]["-> array-api-strict"] == "zero-copy", producer
+    for producer in _installed("numpy", "torch", "jax", "array-api-strict", "bytearray"):
+        for consumer in _installed("torch", "array-api-strict"):
+            assert table[producer][f"-> {consumer}"] == "zero-copy", (producer, consumer)
 
 
+@needs.skip_without("jax")
 def test_probe_buffers_are_aligned_so_jax_keeps_them(full_probe: ProbeResult) -> None:
     # jax copies a CPU buffer off a 64-byte boundary: the probe's own buffers are all on one
     result = full_probe
     table = _table(result.rows)
-    # (jax's and bytes' own buffers are read-only: refused to jax's legacy request, see below)
-    for producer in ("numpy", "torch", "array-api-strict", "bytearray", "array.array", "memoryview"):
+    # (jax's and bytes' own buffers are read-only: see test_read_only_buffers_reach_jax_as_its_version_allows)
+    for producer in _installed("numpy", "torch", "array-api-strict", "bytearray", "array.array", "memoryview"):
         assert table[producer]["-> jax"] == "zero-copy", (producer, result.notes)
     buffer = aligned_bytearray(100)
     assert len(buffer) == 100 and np.frombuffer(buffer, np.uint8).ctypes.data % ALIGNMENT == 0
@@ -105,6 +121,24 @@ def aborting_consumer(x: Any) -> Any:
     """A consumer that kills its process, as torch does on negative strides."""
     os.write(2, b"fatal: this consumer cannot take it\n")
     os.abort()
+
+
+class _AsksForALegacyCapsule:
+    """An Array shown to numpy as a producer from before DLPack 1.0 (no max_version): numpy then asks
+    for a legacy capsule, as jax up to 0.10 did."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def __dlpack__(self, stream: Any = None) -> Any:
+        return self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self) -> Any:
+        return self.array.__dlpack_device__()
+
+
+def legacy_numpy_consumer(x: Any) -> Any:
+    return np.from_dlpack(_AsksForALegacyCapsule(x))
 
 
 def consumer_of_unaddable_results(x: Any) -> Any:
@@ -149,12 +183,26 @@ def test_hops_run_in_a_child_process_unless_a_function_has_no_name() -> None:
     assert _IMPORTER.name == IMPORT
 
 
+@needs.skip_without("jax")
 @pytest.mark.parametrize("producer", ["bytes", "jax"])
-def test_refusal_footnote_gives_the_exception_and_its_reason(producer: str) -> None:
-    # bytes and jax arrays are read-only; jax asks for a legacy capsule, which cannot say read-only
+def test_read_only_buffers_reach_jax_as_its_version_allows(producer: str) -> None:
+    """bytes and jax arrays are read-only. jax up to 0.10 asks for a legacy capsule, which cannot say
+    read-only: refused, and the footnote gives the exception and its reason; jax 0.11 and newer ask
+    for a versioned one and read the buffer zero-copy."""
     result = probe(producers=[producer], consumers=["jax"])
     cell = _table(result.rows)[producer]["-> jax"]
-    assert cell == "refused [1]"
+    if JAX_ASKS_VERSIONED:
+        assert cell == "zero-copy", (JAX.__version__, result.notes)
+    else:
+        assert cell == "refused [1]", (JAX.__version__, result.notes)
+        assert result.notes[0].startswith("BufferError: ") and "read-only" in result.notes[0]
+
+
+def test_a_refusal_footnote_gives_the_exception_and_its_reason() -> None:
+    """numpy refuses a read-only buffer a legacy capsule would carry (it cannot say read-only)."""
+    legacy = Consumer("legacy numpy", legacy_numpy_consumer, _numpy_pointer)
+    result = probe(producers=["bytes"], consumers=[legacy])
+    assert _table(result.rows)["bytes"]["-> legacy numpy"] == "refused [1]"
     assert result.notes[0].startswith("BufferError: ") and "read-only" in result.notes[0]
 
 
@@ -177,7 +225,8 @@ def test_unknown_producer_is_named() -> None:
 def test_probe_runs_as_a_module() -> None:
     result = _run()
     assert result.returncode == 0, result.stderr
-    assert "producer" in result.stdout and "zero-copy" in result.stdout and "] BufferError: " in result.stdout
+    assert "producer" in result.stdout and "zero-copy" in result.stdout
+    assert re.search(r"^\[1\] \S", result.stdout, re.MULTILINE), result.stdout  # a footnote for a cell
 
 
 def test_help_describes_the_options() -> None:
@@ -189,14 +238,16 @@ def test_help_describes_the_options() -> None:
     assert "python -m dlarray check LIBRARY" in result.stdout  # the subcommand is found from here
 
 
+@needs.skip_without("jax")
 def test_json_output_and_choosing_hops(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--json", "--producers", "numpy,bytes", "--consumers", "numpy,jax"]) == 0
+    """jax takes only compact strides (every version so far): a reversed array is refused."""
+    assert main(["--json", "--producers", "numpy,numpy[::-1]", "--consumers", "numpy,jax"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["header"] == ["producer", IMPORT, "-> numpy", "-> jax"]
     assert out["rows"] == [["numpy", "zero-copy", "zero-copy", "zero-copy"],
-                           ["bytes", "zero-copy", "zero-copy", "refused [1]"]]
-    assert out["alignment"] == ALIGNMENT and len(out["notes"]) == 1
-    assert {"producer": "bytes", "consumer": "jax", "verdict": "refused", "note": out["notes"][0]} in out["cells"]
+                           ["numpy[::-1]", "zero-copy", "zero-copy", "refused [1]"]]
+    assert out["alignment"] == ALIGNMENT and len(out["notes"]) == 1 and "strid" in out["notes"][0]
+    assert {"producer": "numpy[::-1]", "consumer": "jax", "verdict": "refused", "note": out["notes"][0]} in out["cells"]
 
 
 def test_list_names_what_is_installed(capsys: pytest.CaptureFixture[str]) -> None:

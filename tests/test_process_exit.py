@@ -8,12 +8,16 @@ import ctypes
 from pathlib import Path
 
 import exit_scenarios
+import needs
 import pytest
 
 from dlarray._dlpack._structs import DELETER, DLManagedTensor, DLManagedTensorVersioned
 
 
-@pytest.mark.parametrize("scenario", sorted(exit_scenarios.SCENARIOS))
+@pytest.mark.parametrize("scenario", [
+    pytest.param(name, marks=needs.skip_without(*exit_scenarios.LIBRARIES.get(name, ())))
+    for name in sorted(exit_scenarios.SCENARIOS)
+])
 def test_interpreter_exit(scenario: str, tmp_path: Path) -> None:
     """Exit code 0, no 'Exception ignored', no fatal error, every time."""
     script = exit_scenarios.write_script(scenario, tmp_path)

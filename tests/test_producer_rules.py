@@ -16,6 +16,7 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
+import needs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ import dlarray as xp
 from dlarray import _creation_functions, _producers
 from tests import producer
 
-torch = pytest.importorskip("torch")
+torch = needs.library("torch")
 
 
 class ThroughDunder:

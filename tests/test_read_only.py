@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import needs
 import pytest
 from producer import Producer, make_capsule
 
 import dlarray
 from dlarray._dlpack import (
+    FLAG_IS_COPIED,
     FLAG_READ_ONLY,
     consume_capsule,
 )
@@ -168,28 +170,82 @@ def test_readonly_copies_are_writable_and_separate(readonly_array: Any) -> None:
 
 def test_legacy_imports_are_read_only_versioned_ones_writable() -> None:
     """A legacy capsule cannot say read-only: read-only, as numpy imports it; copies are writable."""
-    import jax.numpy as jnp
-
     a = np.arange(6.0)
     assert dlarray.from_dlpack(a.__dlpack__()).readonly
-    assert np.from_dlpack(jnp.arange(3.0)).flags.writeable is False  # numpy's rule (jax: legacy)
     assert not dlarray.from_dlpack(a.__dlpack__(max_version=(1, 0))).readonly
     assert not dlarray.from_dlpack(a).readonly
-    legacy_producers = {"legacy-only": lambda: Producer(legacy_only=True, shape=(2, 3)),
-                        "jax": lambda: jnp.arange(6.0, dtype=jnp.float32)}
-    for name, make in legacy_producers.items():
-        shared = dlarray.from_dlpack(make())
-        assert shared.readonly, name
-        with pytest.raises(ValueError):
-            shared[...] = 1
-        for copy in (dlarray.from_dlpack(make(), copy=True), dlarray.asarray(make(), copy=True)):
-            assert not copy.readonly, name
-            copy[...] = 1
+    legacy_only = lambda: Producer(legacy_only=True, shape=(2, 3))  # noqa: E731
+    shared = dlarray.from_dlpack(legacy_only())
+    assert shared.readonly
+    with pytest.raises(ValueError):
+        shared[...] = 1
+    for copy in (dlarray.from_dlpack(legacy_only(), copy=True), dlarray.asarray(legacy_only(), copy=True)):
+        assert not copy.readonly
+        copy[...] = 1
     # the same memory through a versioned capsule without READ_ONLY is writable
     made = make_capsule((2, 3), versioned=True)
     writable = dlarray.from_dlpack(made.capsule)
     assert not writable.readonly
     writable[...] = 1
+
+
+class ReadOnlyCopies:
+    """A producer of read-only data whose copies are flagged READ_ONLY | IS_COPIED, as jax 0.11 and
+    newer flag theirs (a fresh capsule per call, each remembered)."""
+
+    def __init__(self) -> None:
+        self.made: list[Any] = []
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        flags = FLAG_READ_ONLY | (FLAG_IS_COPIED if copy else 0)
+        made = make_capsule((2, 3), flags=flags, fill=np.arange(6, dtype=np.float32).tobytes())
+        self.made.append(made)
+        return made.capsule
+
+
+def test_copy_true_is_writable_even_where_the_producers_copy_is_read_only() -> None:
+    """copy=True gives memory of the caller's own, writable: a copy the producer flagged READ_ONLY
+    is copied once more (numpy's from_dlpack keeps it read-only)."""
+    producer = ReadOnlyCopies()
+    for copy in (dlarray.from_dlpack(producer, copy=True), dlarray.asarray(producer, copy=True)):
+        assert not copy.readonly
+        assert copy.data_ptr != producer.made[-1].data_address  # not the producer's (read-only) copy
+        assert np.asarray(copy).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+        copy[0, 0] = 7.0
+        assert float(copy[0, 0]) == 7.0
+    assert dlarray.from_dlpack(ReadOnlyCopies()).readonly  # shared, not copied: read-only as flagged
+
+
+@needs.skip_without("jax")
+def test_jax_arrays_import_read_only_and_copy_true_gives_a_writable_copy() -> None:
+    """jax up to 0.10 hands out legacy capsules (which cannot say read-only), 0.11 and newer
+    versioned ones flagged READ_ONLY, its copy=True capsules READ_ONLY | IS_COPIED: read-only
+    either way, and copy=True writable under both."""
+    import jax
+    import jax.numpy as jnp
+
+    source = jnp.arange(6.0, dtype=jnp.float32)
+    capsule_name = str(source.__dlpack__(max_version=(1, 3)))
+    versioned = _jax_version() >= (0, 11)
+    assert ('"dltensor_versioned"' in capsule_name) == versioned, (jax.__version__, capsule_name)
+    shared = dlarray.from_dlpack(source)
+    assert shared.readonly and shared.data_ptr == source.unsafe_buffer_pointer()
+    copy = dlarray.from_dlpack(source, copy=True)
+    assert not copy.readonly and copy.data_ptr != source.unsafe_buffer_pointer()
+    copy[0] = 9.0
+    assert float(source[0]) == 0.0
+    assert np.from_dlpack(source).flags.writeable is False  # numpy's rule, both ways
+
+
+def _jax_version() -> tuple[int, int]:
+    import jax
+
+    major, minor = jax.__version__.split(".")[:2]
+    return int(major), int(minor)
 
 
 def test_torch_ignores_the_read_only_flag() -> None:
@@ -199,7 +255,7 @@ def test_torch_ignores_the_read_only_flag() -> None:
     over the memory. dlarray cannot prevent it: the flag is set, honouring it is the consumer's
     duty. ``torch.from_dlpack(x, copy=True)`` is the safe way to hand read-only data to torch.
     """
-    torch = pytest.importorskip("torch")
+    torch = needs.library("torch")
     made = make_capsule((4,), flags=FLAG_READ_ONLY, fill=np.arange(4, dtype=np.float32).tobytes())
     x = dlarray.from_dlpack(made.capsule)
     info, _ = consume_capsule(x.__dlpack__(max_version=(1, 3)))

@@ -785,6 +785,8 @@ def exits(runs: int, concurrent: int = 4) -> Outcome:
                                      "--inject-fault it has nothing to show)")
     # the daemon-thread race needs the most tries; the torch/jax scenario is slow to start
     weights = {"daemon-threads": 6, "shutdown-hooks": 3, "foreign-producers": 1}
+    left_out = {name: missing for name in weights if (missing := exit_scenarios.missing_libraries(name))}
+    weights = {name: weight for name, weight in weights.items() if name not in left_out}
     plan = [name for name, weight in weights.items() for _ in range(max(1, runs * weight // 10))]
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
@@ -799,6 +801,7 @@ def exits(runs: int, concurrent: int = 4) -> Outcome:
                     print(f"  {name}: {problem}\n{result.stderr[-2000:]}", flush=True)
     detail = f"{len(plan)} children ({', '.join(f'{plan.count(n)} {n}' for n in weights)}), "
     detail += f"{len(problems)} unclean exits" if problems else "every exit clean"
+    detail += "".join(f"; {name} not run (needs {', '.join(missing)})" for name, missing in left_out.items())
     return Outcome("exit", not problems, detail, time.perf_counter() - start)
 
 
