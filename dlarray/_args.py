@@ -182,7 +182,7 @@ def normalize_axes(axis: Any, ndim: int, what: str | None = None) -> tuple[int, 
     (0, 2)
     """
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(normalize_axis(item, ndim, what) for item in items)
+    axes = tuple([normalize_axis(item, ndim, what) for item in items])
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis!r}")
     return axes

@@ -43,6 +43,7 @@ from ._backend import (
     PLACEMENT_BY_NATIVE_TYPE,
     BackendUnavailable,
     numeric_native,
+    numpy_data_pointer,
     opaque_host_view,
     placed_result,
 )
@@ -162,13 +163,20 @@ class Array:
         return _adopt(owner, *info[:-1])  # all but the version, which the Array does not keep
 
     def _fill_metadata(self) -> None:
-        """Read pointer, shape, strides and read-only from the backend array (results only)."""
+        """Read pointer, shape, strides and read-only from the backend array (results only).
+
+        ``_data`` is stored last: it is what says the description is there (``_data is None``:
+        not yet), so another thread that sees it set finds every other field set too (a thread
+        switch can come between any two stores; two threads filling at once store equal values).
+        """
         native = self._native
-        self._data, self._flags = self._device.backend.describe(native)
+        data, flags = self._device.backend.describe(native)
+        itemsize = native.itemsize
+        self._flags = flags
         self._offset = 0
         self._shape = native.shape
-        itemsize = native.itemsize
-        self._strides = tuple(s // itemsize for s in native.strides)
+        self._strides = tuple([s // itemsize for s in native.strides])
+        self._data = data
 
     # ---------------------------------------------------------------- metadata
     @property
@@ -346,8 +354,8 @@ class Array:
         self._ensure_metadata()
         return self._view(
             self._offset,
-            tuple(self._shape[a] for a in axes),
-            tuple(self._strides[a] for a in axes),
+            tuple([self._shape[a] for a in axes]),
+            tuple([self._strides[a] for a in axes]),
         )
 
     # ---------------------------------------------------------------- backend access (internal)
@@ -369,6 +377,14 @@ class Array:
         if native is None:
             native = self._native = self._device.backend.view(self)
         return native
+
+    def _as_read_only(self) -> Array:
+        """This array where it is read-only already, else a read-only view of the same memory."""
+        self._ensure_metadata()
+        if self._flags & FLAG_READ_ONLY:
+            return self
+        return _new(None, self._owner, self._dtype, self._device, self._stream,
+                    (self._data, self._offset, self._shape, self._strides, self._flags | FLAG_READ_ONLY))
 
     def _flags_now(self) -> int:
         if self._data is None:
@@ -427,7 +443,7 @@ class Array:
             "shape": self._shape,
             "typestr": numpy_dtype.str,
             "data": (self._data + self._offset, self.readonly),  # type: ignore[operator]
-            "strides": None if contiguous else tuple(s * itemsize for s in self._strides),
+            "strides": None if contiguous else tuple([s * itemsize for s in self._strides]),
             "stream": self._stream,
         }
 
@@ -681,7 +697,9 @@ class Array:
             if copy is False:
                 raise ValueError("converting to another dtype needs a copy, and copy=False forbids it")
             return native.astype(dtype)
-        return native.copy() if copy else native
+        # a view, never the Array's own numpy array: setting the result's shape, strides or dtype in
+        # place (numpy allows it) must not change the Array
+        return native.copy() if copy else native.view()
 
     @_doc.outside_standard
     def __buffer__(self, flags: int, /) -> memoryview:
@@ -1481,7 +1499,7 @@ def _over_host_memory(
     unsigned integers of the same width, or bytes): how stored-only dtypes (bfloat16, float8...)
     are held once copied, selected or decoded on the host. ``strides`` in elements of ``dtype``."""
     return _new(None, owner, dtype, device, _LEGACY_DEFAULT_STREAM,
-                (owner.__array_interface__["data"][0], 0, shape, strides, flags & _KEPT_FLAGS))
+                (numpy_data_pointer(owner), 0, shape, strides, flags & _KEPT_FLAGS))
 
 
 # Bound once: a method call on a name bound by an import compiles to a slower attribute load and
@@ -1512,6 +1530,21 @@ def wrap(native: Any) -> Array:
     return _new(native, native, BY_NUMPY[native.dtype], device, stream)
 
 
+def adopt_numpy(native: np.ndarray) -> Array:
+    """An Array over a user's numpy array (of a dtype dlarray has), zero-copy, through a view of
+    its own: numpy lets the holder of an array set its shape, strides and dtype in place, which
+    must not reach the Array (its dtype is read once, here). Placed where ``native`` is."""
+    view = _view_of(native)
+    if native.base is None:  # it owns its memory: new host memory, placed as wrap places it
+        device, stream = _placement_of_new_memory(_ndarray)
+    else:
+        device, stream = placed_result(native)[1]
+    return _new(view, view, BY_NUMPY[native.dtype], device, stream)
+
+
+_view_of = np.ndarray.view
+
+
 def _foreign_operand(value: Any, array: Array) -> Any:
     """The operand of ``array``'s operator that is neither an Array nor a Python scalar.
 
@@ -1530,7 +1563,7 @@ def _foreign_operand(value: Any, array: Array) -> Any:
         return scalar
     if isinstance(value, (list, tuple, range)):
         return wrap(numeric_native(array._device, value))
-    if any(hasattr(value, name) for name in _ARRAY_PROTOCOLS):
+    if any([hasattr(value, name) for name in _ARRAY_PROTOCOLS]):
         return None
     raise TypeError(
         f"an Array operand must be an Array, a Python scalar, a numpy array or a (nested) list, tuple or "
@@ -1739,7 +1772,7 @@ def from_bits(raw: np.ndarray, dtype: DType, device: Device | None = None) -> Ar
     flags = FLAG_IS_SUBBYTE_TYPE_PADDED if dtype.bits < 8 else 0
     if not raw.flags.writeable:
         flags |= FLAG_READ_ONLY
-    array = _over_host_memory(raw, raw.shape, tuple(s // itemsize for s in raw.strides), dtype, flags)
+    array = _over_host_memory(raw, raw.shape, tuple([s // itemsize for s in raw.strides]), dtype, flags)
     if device is not None and device is not CPU:
         return array.to_device(device)
     return array

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import struct
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from . import _cupy_namespace
 from . import _devices
 from ._devices import CPU, Device, device_of
 from ._dlpack import DLDeviceType
+from ._dlpack._consume import MEMORY
 
 if TYPE_CHECKING:
     from ._array import Array
@@ -45,6 +47,34 @@ _EMPTY_PLACEHOLDER = ctypes.create_string_buffer(16)
 _EMPTY_ADDRESS = ctypes.addressof(_EMPTY_PLACEHOLDER)
 _LEGACY_DEFAULT_STREAM = _cuda.LEGACY_DEFAULT_STREAM
 _ON_CPU = (CPU, _LEGACY_DEFAULT_STREAM)  # the placement of new host memory
+
+
+def _data_field_offset() -> int | None:
+    """Where an ndarray object keeps its data pointer (``PyArrayObject_fields.data``, the first
+    field after the object header in numpy's public ABI): found at import by comparing with what
+    ``__array_interface__`` says for two arrays, not assumed. None if no offset agrees."""
+    probes = [np.arange(3.0), np.zeros(5, dtype=np.int8)]
+    for offset in range(8, 65, 8):
+        if all([_POINTER_AT(MEMORY, id(a) + offset)[0] == a.__array_interface__["data"][0] for a in probes]):
+            return offset
+    return None
+
+
+_POINTER_AT = struct.Struct("@P").unpack_from
+_DATA_FIELD = _data_field_offset()
+
+
+def numpy_data_pointer(native: np.ndarray) -> int:
+    """The address of a numpy array's first element, read from the array object itself.
+
+    Not ``__array_interface__`` or ``.ctypes``: numpy builds those with allocations whose failure
+    it does not always handle (a result returned with an exception set, then a crash); this read
+    allocates nothing beyond the int it returns. (A numpy whose struct did not show the pointer at
+    import is asked through ``__array_interface__``.)
+    """
+    if _DATA_FIELD is None:
+        return native.__array_interface__["data"][0]
+    return _POINTER_AT(MEMORY, id(native) + _DATA_FIELD)[0]
 
 
 class BackendUnavailable(TypeError):
@@ -68,7 +98,7 @@ class HostBuffer:
 
 def _byte_geometry(array: Array, itemsize: int) -> tuple[int, tuple[int, ...]]:
     """The address of ``array``'s first element and its strides in bytes."""
-    return array._data + array._offset, tuple(s * itemsize for s in array._strides)  # type: ignore[operator]
+    return array._data + array._offset, tuple([s * itemsize for s in array._strides])  # type: ignore[operator]
 
 
 def host_view(array: Array) -> np.ndarray:
@@ -256,7 +286,7 @@ class HostBackend(Backend):
         return (base.device, _LEGACY_DEFAULT_STREAM) if type(base) is HostBuffer else _ON_CPU
 
     def describe(self, native: np.ndarray) -> tuple[int, int]:
-        return native.__array_interface__["data"][0], 0 if native.flags.writeable else _READ_ONLY
+        return numpy_data_pointer(native), 0 if native.flags.writeable else _READ_ONLY
 
     def to_host(self, native: np.ndarray, stream: int) -> np.ndarray:
         return native

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _adopt, copy_argument, from_bits, wrap
+from ._array import Array, _adopt, adopt_numpy, copy_argument, from_bits, wrap
 from ._array import _new as _array_of_fields
 from ._backend import BackendUnavailable
 from ._data_type_functions import astype
@@ -79,9 +79,10 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
     Array
         Sharing ``x``'s memory unless a copy was asked for or needed. The producer's deleter runs
         exactly once, when the last Array or view of the buffer is gone. Read-only when the
-        producer says so (``READ_ONLY``), and whenever it answers with a legacy (unversioned)
-        capsule, which cannot say whether the memory may be written (jax does; numpy imports such
-        capsules read-only too). ``copy=True`` always gives a writable array: where the producer's
+        producer says so (``READ_ONLY``, or its buffer protocol or ``__array_interface__`` where
+        it has them: the strictest answer is kept), and whenever it answers with a legacy
+        (unversioned) capsule, which cannot say whether the memory may be written (jax up to 0.10
+        does; numpy imports such capsules read-only too). ``copy=True`` always gives a writable array: where the producer's
         own copy is marked READ_ONLY (jax 0.11 and newer mark theirs so), it is copied once more
         (numpy's ``from_dlpack`` keeps such a copy read-only).
 
@@ -178,6 +179,10 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                 break
         info, owner = consume_capsule(capsule)
         array = Array._from_tensor(info, owner)
+        if not info.readonly and not info.is_copied and _interfaces.read_only_elsewhere(x):
+            # its buffer or __array_interface__ says read-only where its capsule did not: the
+            # strictest answer of the ways the object describes its memory is kept
+            array = array._as_read_only()
         if info.is_copied:
             if copy is False:
                 raise BufferError("the producer copied the data although copy=False was asked for")
@@ -215,7 +220,7 @@ def _from_numpy(native: np.ndarray) -> Array | None:
     for stride in native.strides:  # a loop, not any(generator): this is the import hot path
         if stride % itemsize:
             return None
-    return wrap(native)
+    return adopt_numpy(native)  # a view of its own, as np.from_dlpack makes a new array too
 
 
 _dtype_of_numpy = BY_NUMPY.get
@@ -407,7 +412,7 @@ def _device_elements_read(obj: Any) -> Any:
         return obj if obj._device.backend.host_native else obj.to_device(CPU)
     if isinstance(obj, (list, tuple)):
         items = [_device_elements_read(item) for item in obj]
-        if any(new is not old for new, old in zip(items, obj)):
+        if any([new is not old for new, old in zip(items, obj)]):
             return items
     return obj
 
@@ -461,13 +466,13 @@ def _shape_argument(shape: Any) -> tuple[int, ...]:
         else:
             return shape
     if isinstance(shape, (tuple, list)):
-        sizes = tuple(operator.index(extent) for extent in shape)
+        sizes = tuple([operator.index(extent) for extent in shape])
     else:
         try:
             sizes = (operator.index(shape),)
         except TypeError:
             raise TypeError(f"a shape must be an int or a tuple of ints, got {type(shape).__name__}") from None
-    if any(extent < 0 for extent in sizes):
+    if any([extent < 0 for extent in sizes]):
         raise ValueError(f"negative dimensions are not allowed, got shape {sizes}")
     return sizes
 
@@ -1010,7 +1015,7 @@ def _truncated_range(start: float, stop: float, step: float, numpy_dtype: np.dty
     """An integer ``arange`` of float arguments, as numpy makes it: as many values as the float
     interval holds, starting at ``int(start)`` and spaced by ``int(start + step) - int(start)``
     (``arange(1.5, 10, 2)`` in int8 is 1, 3, 5, 7, 9); values outside the dtype: OverflowError."""
-    if not all(math.isfinite(value) for value in (start, stop, step)):
+    if not all([math.isfinite(value) for value in (start, stop, step)]):
         raise ValueError(f"arange({start}, {stop}, {step}) needs finite arguments")
     count = max(0, math.ceil((stop - start) / step))
     first = int(start)
@@ -1080,7 +1085,7 @@ def linspace(
     for value in (start, stop):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex, np.number)):
             raise TypeError(f"linspace() start and stop must be numbers, got {type(value).__name__}")
-    is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+    is_complex = any([isinstance(v, (complex, np.complexfloating)) for v in (start, stop)])
     target = _dtype_argument(dtype, complex128 if is_complex else float64)
     numpy_dtype = _numpy_dtype(target, "linspace")
     if is_complex and target.kind != "complex floating":
@@ -1137,7 +1142,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if not natives:
         return ()
     backend = xp_of(arrays[0])
-    return tuple(wrap(grid) for grid in backend.meshgrid(*natives, indexing=indexing))
+    return tuple([wrap(grid) for grid in backend.meshgrid(*natives, indexing=indexing)])
 
 
 def _triangle(x: Array, k: int, lower: bool) -> Array:

@@ -294,15 +294,15 @@ def _vector_norm(cp: Any) -> Any:
         if axis is None:
             flat, reduced = x.ravel(), tuple(range(x.ndim))
         elif isinstance(axis, tuple):
-            reduced = tuple(operator.index(a) % x.ndim for a in axis)
-            rest = tuple(i for i in range(x.ndim) if i not in reduced)
-            size = math.prod(shape[i] for i in reduced)
-            flat = x.transpose(reduced + rest).reshape((size,) + tuple(shape[i] for i in rest))
+            reduced = tuple([operator.index(a) % x.ndim for a in axis])
+            rest = tuple([i for i in range(x.ndim) if i not in reduced])
+            size = math.prod([shape[i] for i in reduced])
+            flat = x.transpose(reduced + rest).reshape((size,) + tuple([shape[i] for i in rest]))
         else:
             flat, reduced = x, (operator.index(axis) % x.ndim,)
         result = cp.linalg.norm(flat, ord=ord, axis=0 if axis is None or isinstance(axis, tuple) else reduced[0])
         if keepdims:
-            result = result.reshape(tuple(1 if i in reduced else n for i, n in enumerate(shape)))
+            result = result.reshape(tuple([1 if i in reduced else n for i, n in enumerate(shape)]))
         return result
 
     return vector_norm

@@ -486,7 +486,7 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     if type(dtype) is not DType:
         raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
     if isinstance(kind, tuple):
-        return any(_is_kind(dtype, item) for item in kind)
+        return any([_is_kind(dtype, item) for item in kind])
     return _is_kind(dtype, kind)
 
 

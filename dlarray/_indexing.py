@@ -46,10 +46,10 @@ def basic_geometry(array: Array, key: Any) -> tuple[int, tuple[int, ...], tuple[
     items = _key_tuple(key)
     shape, strides = array._shape, array._strides
     ndim = len(shape)
-    ellipses = sum(1 for item in items if item is Ellipsis)
+    ellipses = sum([1 for item in items if item is Ellipsis])
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    consumed = sum([1 for item in items if item is not None and item is not Ellipsis])
     if consumed > ndim:
         raise IndexError(f"too many indices: the array has {ndim} dimensions, the index {consumed}")
     new_shape: list[int] = []
@@ -150,7 +150,7 @@ def _sole_mask(array: Array, item: Any) -> tuple[Any, ...]:
     shape = array.shape
     if item.ndim > len(shape) or item.shape == shape[: item.ndim]:
         return (item,)  # too many dimensions (numpy's IndexError) or an exact match
-    if not all(m in (n, 0) for m, n in zip(item.shape, shape)):
+    if not all([m in (n, 0) for m, n in zip(item.shape, shape)]):
         return (item,)  # a genuine mismatch: numpy raises the IndexError
     empty = array._device.backend.xp.zeros(0, dtype=np.intp)
     return (empty,) * item.ndim
@@ -270,7 +270,7 @@ def _refuse_index_beyond_64_bits(array: Array, key: Any) -> None:
     """IndexError (out of bounds) for an integer of ``key`` beyond 64 bits, which numpy reports as
     an invalid index type or an OverflowError; nothing if there is none (numpy's error stands)."""
     items = _key_tuple(key)
-    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    consumed = sum([1 for item in items if item is not None and item is not Ellipsis])
     axis = 0
     for item in items:
         if item is Ellipsis:

@@ -20,6 +20,7 @@ from ._dlpack import (
     DLDeviceType,
     TensorInfo,
     _capi,
+    armed,
     contiguous_strides,
 )
 from ._dlpack._validate import VALID_CODE_BITS, check_ndim, validate_fields
@@ -46,7 +47,9 @@ class BufferHold(functools.partial):  # type: ignore[type-arg]
     so that whichever bytecode a KeyboardInterrupt lands on, an acquired buffer has its releaser
     (releasing an empty one does nothing). It is a ``functools.partial`` of ``PyBuffer_Release``
     whose finalizer is ``partial.__call__``: the release is made from C, with no Python frame in
-    which an interrupt could stop it (see :class:`~dlarray._dlpack.ImportedTensor`).
+    which an interrupt could stop it (see :class:`~dlarray._dlpack.ImportedTensor`); made with
+    :func:`~dlarray._dlpack.armed`, so that an allocation failure while it is built is a
+    MemoryError.
     """
 
     __slots__ = ()
@@ -60,8 +63,13 @@ class BufferHold(functools.partial):  # type: ignore[type-arg]
 def _hold_buffer(obj: object, flags: int) -> tuple[_PyBuffer, BufferHold]:
     """Acquire ``obj``'s buffer (BufferError, from the exporter, if it has none) and its releaser."""
     view = _PyBuffer()
-    hold = BufferHold(_release_buffer, view)  # first: it releases what the next call acquires
-    _get_buffer(obj, view, flags)  # one C call; raises BufferError itself
+    hold = armed(BufferHold, _release_buffer, view)  # first: it releases what the next call acquires
+    try:
+        _get_buffer(obj, view, flags)  # one C call; raises BufferError itself
+    except ctypes.ArgumentError as error:
+        if _capi.out_of_memory(error):
+            raise MemoryError(_capi.OUT_OF_MEMORY) from None
+        raise
     return view, hold
 
 
@@ -153,7 +161,45 @@ def from_bytes(data: bytes, build: Callable[..., T]) -> T:
 
 def supports_buffer(obj: object) -> bool:
     """True if ``obj`` exports the buffer protocol."""
-    return bool(_check_buffer(obj))
+    try:
+        return bool(_check_buffer(obj))
+    except ctypes.ArgumentError as error:
+        if _capi.out_of_memory(error):
+            raise MemoryError(_capi.OUT_OF_MEMORY) from None
+        raise
+
+
+def buffer_is_read_only(obj: object) -> bool:
+    """Whether ``obj``'s buffer (if it exports one) says its memory must not be written.
+
+    The buffer is acquired and released at once; an object whose buffer cannot be had says
+    nothing (False).
+    """
+    if not supports_buffer(obj):
+        return False
+    try:
+        with memoryview(obj) as view:  # type: ignore[arg-type]
+            return view.readonly
+    except (BufferError, TypeError, ValueError):
+        return False
+
+
+def read_only_elsewhere(obj: object) -> bool:
+    """Whether ``obj``'s buffer protocol or ``__array_interface__`` says its memory is read-only.
+
+    For an object read through another description (``__dlpack__``): the strictest answer of all
+    the ways it describes itself is kept, as numpy keeps a read-only buffer's answer over
+    ``__array_interface__``'s. A malformed ``__array_interface__`` says nothing here (it is not
+    the description read).
+    """
+    if buffer_is_read_only(obj):
+        return True
+    try:
+        spec = obj.__array_interface__  # type: ignore[attr-defined]
+    except Exception:  # absent, or a property that fails: no answer
+        return False
+    data = spec.get("data") if isinstance(spec, dict) else None
+    return isinstance(data, tuple) and len(data) == 2 and data[1] is True
 
 
 # struct-module format character -> (DLPack code, bits) for native sizes
@@ -211,10 +257,10 @@ def from_buffer(obj: object) -> tuple[TensorInfo, BufferHold]:
     if view.strides:
         byte_strides = tuple(view.strides[:ndim])
         reason = _stride_reason(byte_strides, itemsize, _BUFFER)
-        strides = tuple(stride // itemsize for stride in byte_strides)
+        strides = tuple([stride // itemsize for stride in byte_strides])
     else:
         strides = contiguous_strides(shape)
-        byte_strides, reason = tuple(stride * itemsize for stride in strides), None
+        byte_strides, reason = tuple([stride * itemsize for stride in strides]), None
     if swapped:
         reason = f"buffer format {fmt!r} is not in native byte order; DLPack has no byte order"
     if reason is not None:
@@ -262,7 +308,7 @@ def _parse_int(value: object, where: str, field: str) -> int:
 def _parse_ints(value: object, where: str, field: str) -> tuple[int, ...]:
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{where} '{field}' must be a tuple of ints, got {type(value).__name__}")
-    return tuple(_parse_int(item, where, f"'{field}' entry") for item in value)
+    return tuple([_parse_int(item, where, f"'{field}' entry") for item in value])
 
 
 def _parse_geometry(spec: dict[str, Any], where: str) -> tuple[tuple[int, ...], tuple[int, ...] | None, int, int, bool]:
@@ -324,13 +370,13 @@ def _interface_info(
         reason = None
     else:
         reason = _stride_reason(byte_strides, itemsize, where)
-        strides = tuple(stride // itemsize for stride in byte_strides)
+        strides = tuple([stride // itemsize for stride in byte_strides])
     if swapped:
         reason = f"{where} typestr {spec['typestr']!r} is not in native byte order; DLPack has no byte order"
     if reason is None:
         low, high = validate_fields(pointer, offset, shape, strides, code, bits, 1, device_type, 0, where)
     else:
-        described = byte_strides if byte_strides is not None else tuple(s * itemsize for s in strides)
+        described = byte_strides if byte_strides is not None else tuple([s * itemsize for s in strides])
         elements, low, high = _elements_to_copy(pointer, offset, shape, described, bits, device_type, readonly,
                                                 where)
     if buffer is not None and low != high and (low < pointer or high > pointer + length):
@@ -370,7 +416,12 @@ def from_array_interface(obj: Any) -> tuple[TensorInfo, Any]:
         view, hold = _hold_buffer(obj, _PyBUF_SIMPLE)
         buffer = (view.buf or 0, view.len, bool(view.readonly))
         return _interface_info(spec, _CPU, where, hold, buffer), hold
-    return _interface_info(spec, _CPU, where, obj), obj
+    info = _interface_info(spec, _CPU, where, obj)
+    if not info.flags & FLAG_READ_ONLY and buffer_is_read_only(obj):
+        # the object's buffer says read-only where its interface says writable (a subclass of a
+        # read-only mmap, say): the strictest answer is kept, as numpy reads the buffer first
+        info = info._replace(flags=info.flags | FLAG_READ_ONLY)
+    return info, obj
 
 
 def from_cuda_array_interface(obj: Any) -> tuple[TensorInfo, Any]:

@@ -120,7 +120,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
            [1, 2]], dtype=int64, device=cpu, readonly=True)
     """
     native, rewrap, backend = source_of(x, "broadcast_to")
-    target = tuple(operator.index(extent) for extent in shape)
+    target = tuple([operator.index(extent) for extent in shape])
     if len(target) < x.ndim or broadcast_shapes(x.shape, target) != target:
         raise ValueError(f"an array of shape {x.shape} cannot be broadcast to {target}")
     return rewrap(backend.broadcast_to(native, target))
@@ -156,8 +156,8 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     for array in arrays:
         if type(array) is not Array:
             raise TypeError(f"broadcast_arrays() takes Arrays, got {type(array).__name__}")
-    shape = broadcast_shapes(*(array.shape for array in arrays))
-    return tuple(array if array.shape == shape else broadcast_to(array, shape) for array in arrays)
+    shape = broadcast_shapes(*[array.shape for array in arrays])
+    return tuple([array if array.shape == shape else broadcast_to(array, shape) for array in arrays])
 
 
 # ---------------------------------------------------------------------------------- joining
@@ -205,7 +205,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
             if native.ndim != ndim or _without(native.shape, position) != _without(natives[0].shape, position):
                 raise ValueError(
                     f"concat() needs arrays of one shape except along axis {position}, got "
-                    f"{', '.join(str(n.shape) for n in natives)}"
+                    f"{', '.join([str(n.shape) for n in natives])}"
                 )
     if dtype is None:
         return rewrap(backend.concatenate(natives, axis=position))
@@ -247,8 +247,8 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     """
     natives, rewrap, backend, dtype = _backends_of(arrays, "stack")
     shape = natives[0].shape
-    if any(native.shape != shape for native in natives):
-        raise ValueError(f"stack() needs arrays of one shape, got {', '.join(str(n.shape) for n in natives)}")
+    if any([native.shape != shape for native in natives]):
+        raise ValueError(f"stack() needs arrays of one shape, got {', '.join([str(n.shape) for n in natives])}")
     position = normalize_axis(axis, len(shape) + 1)
     if dtype is None:
         return rewrap(backend.stack(natives, axis=position))
@@ -286,7 +286,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     if native.ndim == 0:
         raise ValueError("unstack() needs an array of at least one dimension")
     position = normalize_axis(axis, native.ndim)
-    return tuple(rewrap(part) for part in backend.moveaxis(native, position, 0))
+    return tuple([rewrap(part) for part in backend.moveaxis(native, position, 0)])
 
 
 # ---------------------------------------------------------------------------------- axes
@@ -323,7 +323,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     ndim = native.ndim + len(items)
     positions = normalize_axes(items, ndim)
     shape = iter(native.shape)
-    new_shape = tuple(1 if i in positions else next(shape) for i in range(ndim))
+    new_shape = tuple([1 if i in positions else next(shape) for i in range(ndim)])
     return rewrap(native.reshape(new_shape))
 
 
@@ -356,7 +356,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     for position in axes:
         if native.shape[position] != 1:
             raise ValueError(f"cannot squeeze axis {position}: its size is {native.shape[position]}, not 1")
-    return rewrap(native.reshape(tuple(e for i, e in enumerate(native.shape) if i not in axes)))
+    return rewrap(native.reshape(tuple([e for i, e in enumerate(native.shape) if i not in axes])))
 
 
 @_doc
@@ -513,7 +513,7 @@ def _reshape_target(current: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     for extent in current:
         size *= extent
     unknown = [i for i, extent in enumerate(target) if extent == -1]
-    if len(unknown) > 1 or any(extent < -1 for extent in target):
+    if len(unknown) > 1 or any([extent < -1 for extent in target]):
         raise ValueError(f"invalid shape {tuple(target)}: at most one -1 and no other negative size")
     known = 1
     for extent in target:
@@ -568,11 +568,11 @@ def roll(
             raise ValueError("roll() with a tuple of shifts needs a tuple of axes")
         return rewrap(backend.roll(native, operator.index(shift)))
     items = axis if isinstance(axis, tuple) else (axis,)
-    axes = tuple(normalize_axis(item, native.ndim) for item in items)
+    axes = tuple([normalize_axis(item, native.ndim) for item in items])
     if isinstance(shift, tuple):
         if len(shift) != len(axes):
             raise ValueError(f"roll() needs as many shifts as axes, got {shift!r} and {axis!r}")
-        shifts = tuple(operator.index(s) for s in shift)
+        shifts = tuple([operator.index(s) for s in shift])
     else:
         shifts = (operator.index(shift),) * len(axes)
     return rewrap(backend.roll(native, shifts, axis=axes))
@@ -651,7 +651,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
            [1, 2, 1, 2]], dtype=int64, device=cpu)
     """
     native, rewrap, backend = source_of(x, "tile")
-    counts = tuple(operator.index(r) for r in repetitions)
-    if any(r < 0 for r in counts):
+    counts = tuple([operator.index(r) for r in repetitions])
+    if any([r < 0 for r in counts]):
         raise ValueError(f"tile() repetitions must be non-negative, got {counts}")
     return rewrap(backend.tile(native, counts))

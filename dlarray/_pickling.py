@@ -106,7 +106,7 @@ def elements_from_pickle(
     dtype = _dtypes.BY_NAME.get(dtype_name)
     if dtype is None:
         raise ValueError(f"the pickled array has dtype {dtype_name!r}, which this dlarray does not know")
-    if type(shape) is not tuple or not all(type(n) is int and n >= 0 for n in shape):
+    if type(shape) is not tuple or not all([type(n) is int and n >= 0 for n in shape]):
         raise ValueError(f"the pickled array has an invalid shape {shape!r}")
     size = 1
     for extent in shape:

@@ -213,7 +213,7 @@ def _keywords_taken(method: Callable[..., Any], offered: dict[str, Any], error: 
         open_ended = True
     else:
         named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-        open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters)
+        open_ended = any([p.kind is p.VAR_KEYWORD for p in parameters])
     taken = {name: value for name, value in offered.items() if name in named}
     if len(taken) == len(offered):
         return None  # it takes them all: the TypeError is about something else

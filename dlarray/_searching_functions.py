@@ -148,7 +148,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     if native.ndim == 0:
         raise ValueError("nonzero() needs an array with at least one dimension; use reshape(x, (1,)) for a 0-d one")
     xp = xp_of(x)
-    return tuple(index_result(indices) for indices in xp.nonzero(native))
+    return tuple([index_result(indices) for indices in xp.nonzero(native)])
 
 
 @_doc

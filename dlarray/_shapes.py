@@ -14,7 +14,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> broadcast_shapes((2, 1), (1, 3), (3,))
     (2, 3)
     """
-    ndim = max((len(shape) for shape in shapes), default=0)
+    ndim = max([len(shape) for shape in shapes], default=0)
     result = [1] * ndim
     for shape in shapes:
         offset = ndim - len(shape)

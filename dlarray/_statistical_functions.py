@@ -45,8 +45,8 @@ _FLOAT16 = np.dtype(np.float16)
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
     if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
+        return tuple([1 if i in axes else n for i, n in enumerate(shape)])
+    return tuple([n for i, n in enumerate(shape) if i not in axes])
 
 
 def _numpy_dtype(dtype: Any, name: str) -> np.dtype:
@@ -96,7 +96,7 @@ def _reduction(x: Array, axis: Axis, keepdims: bool, name: str, dtype: DType | N
         dtype = _accumulation_dtype(x, dtype, name)
     elif name == "max" or name == "min":
         shape = native.shape
-        if any(shape[a] == 0 for a in axes) if axes is not None else 0 in shape:
+        if any([shape[a] == 0 for a in axes]) if axes is not None else 0 in shape:
             raise ValueError(f"{name}() of an empty selection: the reduction has no elements and no identity")
     # all, any: the logical reductions take any input and give bool
     backend_axis = None if axes is None else axis_argument(axes, native.ndim)
@@ -271,7 +271,7 @@ def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) ->
     xp = xp_of(x)
     kind = x._dtype.kind
     dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
-    count = math.prod(x.shape[a] for a in axes)
+    count = math.prod([x.shape[a] for a in axes])
     if count - correction <= 0:
         # numpy divides by max(M - ddof, 0) and gives inf or NaN with a warning; the standard: NaN
         result_dtype = dtype if dtype is not None else np.empty(0, native.dtype).real.dtype
@@ -321,7 +321,7 @@ def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bo
     # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
     dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     shape = x.shape
-    count = math.prod(shape[a] for a in axes)
+    count = math.prod([shape[a] for a in axes])
     if count == 0:
         # numpy warns and divides 0 by 0; the standard asks for NaN (NaN + NaN j for complex)
         result_dtype = dtype if dtype is not None else native.dtype

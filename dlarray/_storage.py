@@ -72,7 +72,7 @@ def bits_view(array: Array) -> np.ndarray:
         "shape": array._shape,
         "typestr": unsigned.str,
         "data": (address if address and array.size else _EMPTY_BITS.ctypes.data, readonly),
-        "strides": tuple(s * unsigned.itemsize for s in array._strides),
+        "strides": tuple([s * unsigned.itemsize for s in array._strides]),
     }
     return np.asarray(HostBuffer(interface, array._owner, array._device))
 
@@ -111,8 +111,8 @@ def unpacked_bits(array: Array, select: tuple[np.ndarray, ...] | None = None) ->
 
 def _refuse_strided_packed(array: Array) -> None:
     # contiguous in C order: only dimensions of extent 1 may have any stride
-    if array.size and any(n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
-                                                               contiguous_strides(array._shape))):
+    if array.size and any([n > 1 and s != c for n, s, c in zip(array._shape, array._strides,
+                                                               contiguous_strides(array._shape))]):
         raise TypeError(f"a strided view of packed {array._dtype} data cannot be copied: its elements do "
                         f"not start on byte boundaries")
 

@@ -91,7 +91,7 @@ def _s_axes(s: Any, axes: Any, ndim: int, name: str) -> tuple[list[int] | None, 
         s = [operator.index(size) for size in s]
         if len(s) != len(axes):
             raise ValueError(f"fft.{name}: s and axes differ in length ({len(s)} and {len(axes)})")
-        if any(size < 1 and size != -1 for size in s):
+        if any([size < 1 and size != -1 for size in s]):
             raise ValueError(f"fft.{name}: the sizes in s must be positive (or -1), got {s}")
     return s, axes
 

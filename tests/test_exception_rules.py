@@ -35,7 +35,8 @@ from tests.producer import make_capsule
 
 PACKAGE = pathlib.Path(xp.__file__).parent
 RULE = (BufferError, TypeError, ValueError)
-NAMED_BY_PYTHON_OR_STANDARD = (IndexError, OverflowError)
+# MemoryError: what memory exhaustion is, also where ctypes reports it as an ArgumentError
+NAMED_BY_PYTHON_OR_STANDARD = (IndexError, OverflowError, MemoryError)
 ALLOWED = RULE + NAMED_BY_PYTHON_OR_STANDARD
 
 # The only other exceptions the package raises, each for a protocol that requires that class.

@@ -267,3 +267,90 @@ def test_torch_ignores_the_read_only_flag() -> None:
     assert safe.data_ptr() != x.data_ptr
     safe[0] = 99.0
     assert float(x[0]) == 0.0
+
+
+# --------------------------------------------------------------------------- descriptions that disagree
+# An object may describe its memory more than one way (its buffer, __array_interface__, its DLPack
+# capsule's flags); where they disagree on read-only, the strictest answer is kept, as numpy keeps a
+# read-only buffer's answer over __array_interface__'s.
+
+
+def test_a_read_only_buffer_outranks_an_array_interface_that_says_writable(tmp_path: Any) -> None:
+    import mmap
+
+    class ClaimsWritable(mmap.mmap):
+        @property
+        def __array_interface__(self) -> dict[str, Any]:
+            pointer = np.frombuffer(self, dtype=np.uint8).ctypes.data
+            return {"version": 3, "shape": (len(self),), "typestr": "|u1", "data": (pointer, False)}
+
+    path = tmp_path / "sixteen"
+    path.write_bytes(bytes(range(16)))
+    with open(path, "rb") as file:
+        claims = ClaimsWritable(file.fileno(), 16, access=mmap.ACCESS_READ)
+    assert np.asarray(claims).flags.writeable is False  # numpy's answer
+    x = dlarray.asarray(claims)
+    assert x.readonly and x.data_ptr == np.frombuffer(claims, dtype=np.uint8).ctypes.data
+    with pytest.raises(ValueError):
+        x[0] = 1  # the write would fault: the page is mapped read-only
+    with pytest.raises(BufferError):
+        x.__dlpack__()  # and it is exported as read-only
+    assert np.asarray(x).tolist() == list(range(16))
+
+
+class _Described:
+    """A DLPack producer that also publishes ``__array_interface__`` and/or a buffer."""
+
+    def __init__(self, array: np.ndarray, interface_read_only: bool | None, buffer: Any = None) -> None:
+        self.array = array
+        self.interface_read_only = interface_read_only
+        self.buffer = buffer
+
+    def __dlpack__(self, **options: Any) -> Any:
+        return self.array.__dlpack__(**options)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.array.__dlpack_device__()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__array_interface__" and self.interface_read_only is not None:
+            return {"version": 3, "shape": self.array.shape, "typestr": self.array.dtype.str,
+                    "data": (self.array.ctypes.data, self.interface_read_only)}
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("function", ["from_dlpack", "asarray"])
+@pytest.mark.parametrize(("interface_read_only", "expected"), [(None, False), (False, False), (True, True)])
+def test_a_capsule_that_says_writable_keeps_the_interfaces_read_only(
+    function: str, interface_read_only: bool | None, expected: bool
+) -> None:
+    source = np.arange(4.0)
+    x = getattr(dlarray, function)(_Described(source, interface_read_only))
+    assert x.data_ptr == source.ctypes.data and x.readonly is expected
+
+
+def test_a_buffer_that_says_read_only_outranks_a_writable_capsule() -> None:
+    class WithBuffer(bytes):
+        """A bytes (read-only buffer) that exports a writable numpy array's capsule."""
+
+        array: np.ndarray
+
+        def __dlpack__(self, **options: Any) -> Any:
+            return self.array.__dlpack__(**options)
+
+        def __dlpack_device__(self) -> tuple[int, int]:
+            return (1, 0)
+
+    obj = WithBuffer(b"abcd")
+    obj.array = np.arange(4.0)
+    x = dlarray.from_dlpack(obj)
+    assert x.readonly and x.data_ptr == obj.array.ctypes.data
+    assert dlarray.asarray(obj).readonly  # asarray reads a bytes object's own buffer: read-only too
+
+
+def test_read_only_says_the_same_for_each_description_when_they_agree() -> None:
+    writable = np.arange(3.0)
+    assert not dlarray.from_dlpack(_Described(writable, False)).readonly
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    assert dlarray.from_dlpack(_Described(frozen, True)).readonly

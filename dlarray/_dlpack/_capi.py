@@ -61,6 +61,22 @@ object_check_buffer = _bind("PyObject_CheckBuffer", [ctypes.py_object], ctypes.c
 bytes_as_string = _bind("PyBytes_AsString", [ctypes.py_object], ctypes.c_void_p)
 
 
+def out_of_memory(error: BaseException) -> bool:
+    """Whether ``error``, raised by a call of one of these functions, is a MemoryError in disguise.
+
+    ctypes converts each argument to C before the call, and a MemoryError met there (the memory
+    is exhausted) reaches the caller as ``ArgumentError("argument N: MemoryError: ...")``, its
+    type lost (ctypes keeps only this text). The arguments are always of the declared types, so a
+    conversion fails for want of memory only; callers raise a MemoryError for it
+    (:data:`OUT_OF_MEMORY`).
+    """
+    return type(error) is ctypes.ArgumentError and ": MemoryError" in str(error)
+
+
+#: The message of the MemoryError raised for :func:`out_of_memory`'s errors.
+OUT_OF_MEMORY = "out of memory converting an argument of a C-API call"
+
+
 def static_c_string(text: bytes) -> ctypes.Array[ctypes.c_char]:
     """A NUL-terminated string that is never freed, not even at interpreter exit.
 

@@ -25,7 +25,7 @@ import struct
 import sys
 import weakref
 from _weakref import _remove_dead_weakref  # see _claims
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from . import _capi
 from ._structs import (
@@ -76,6 +76,7 @@ read_int64 = _INT64S_AT[1]
 read_versioned = VERSIONED_LAYOUT.unpack_from
 _LEGACY_AT = LEGACY_LAYOUT.unpack_from
 _VERSION_PREFIX_AT = VERSION_PREFIX_LAYOUT.unpack_from
+_out_of_memory = _capi.out_of_memory
 _get_name = _capi.capsule_get_name
 _get_pointer = _capi.capsule_get_pointer
 _set_name = _capi.capsule_set_name
@@ -132,6 +133,32 @@ _NO_CALL = int
 _NO_KEYWORDS: dict[str, Any] = {}
 
 
+T = TypeVar("T")
+
+
+class _Unarmed(functools.partial):  # type: ignore[type-arg]
+    """What every finalizing partial (an owner) is built as: a partial with no finalizer.
+
+    ``partial``'s constructor frees the half-built object when an allocation fails inside it
+    (its arguments' tuple, its keywords' dict). Were the finalizer, ``partial.__call__``, on the
+    class already, it would then call a partial whose fields are NULL: a segfault instead of a
+    MemoryError. :func:`armed` gives the object its finalizing class only once it is whole.
+    """
+
+    __slots__ = ()
+
+
+def armed(kind: type[T], function: Any, *args: Any) -> T:
+    """``kind(function, *args)`` for a finalizing subclass of ``partial`` (``__del__`` is
+    ``partial.__call__``), built so that an allocation failure inside the constructor is a
+    MemoryError, never a call of a half-built partial: built as :class:`_Unarmed`, then given
+    ``kind`` (setting ``__class__`` allocates nothing; should it fail, the object was never armed
+    and holds nothing that needs its finalizer yet)."""
+    built = _Unarmed(function, *args)
+    built.__class__ = kind
+    return built  # type: ignore[return-value]
+
+
 class ImportedTensor(functools.partial):  # type: ignore[type-arg]
     """Owner of one consumed DLManagedTensor(Versioned): calls its deleter once, when freed.
 
@@ -145,8 +172,9 @@ class ImportedTensor(functools.partial):  # type: ignore[type-arg]
     raises one only between the bytecodes of a Python frame). A ``__del__`` written in Python
     could be interrupted at its first bytecode, and the deleter would never run.
 
-    A capsule's owner is made holding nothing (``ImportedTensor(_NO_CALL)``: freed, it calls
-    nothing) before ownership can move, and given the tensor in the same step as the capsule's
+    Made with :func:`armed`, never by calling the class (an allocation failure in ``partial``'s
+    constructor would call the half-built object). A capsule's owner is made holding nothing
+    (``armed(ImportedTensor, _NO_CALL)``: freed, it calls nothing) before ownership can move, and given the tensor in the same step as the capsule's
     rename (:func:`_transfer`). The C exchange API's owner is armed before the struct is handed
     over (``_exchange._slot_owner``).
     """
@@ -218,7 +246,7 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     if type(capsule) is not CapsuleType:
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
     # The owner-to-be, holding nothing yet; the claim (see _claims) is a weak reference to it.
-    owner: ImportedTensor | None = ImportedTensor(_NO_CALL)
+    owner: ImportedTensor | None = armed(ImportedTensor, _NO_CALL)
     key = id(capsule)
     try:
         claim = _weak(owner)
@@ -267,12 +295,16 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
         _transfer(capsule, used, owner, cached_deleter(deleter) or deleter_function(deleter), managed)
         _release_claim(key)
         return _new_info(fields), owner
-    except BaseException:
+    except BaseException as error:
         # First, with no call before it (so no interrupt can come in between): the owner goes.
         # Its claim dies with it, and an owner that took the tensor calls its deleter now, not when
         # the traceback that holds this frame is freed.
         owner = None
         _remove_dead_weakref(_claims, key)  # tidied; a dead claim is free anyway
+        if _out_of_memory(error):
+            # a MemoryError ctypes reported as an ArgumentError (no local holds an exception: it
+            # and this frame, in its traceback, would keep each other, and the capsule, alive)
+            raise MemoryError(_capi.OUT_OF_MEMORY) from None
         raise
 
 

@@ -22,6 +22,7 @@ from ._consume import (
     VALID_CODE_BITS,
     CapsuleType,
     ImportedTensor,
+    armed,
     ordinary_geometry,
     read_managed,
     read_versioned,
@@ -83,7 +84,7 @@ def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
     """
     slot = ctypes.c_void_p(_NOTHING_ADDRESS)
     through = (_ManagedPointer.from_buffer(slot),)
-    owner = ImportedTensor(tuple, map(_call, filter(None, map(_deleter_field, through)), through))
+    owner = armed(ImportedTensor, tuple, map(_call, filter(None, map(_deleter_field, through)), through))
     return slot, owner
 
 

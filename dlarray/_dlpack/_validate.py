@@ -22,8 +22,8 @@ INT64_MAX = (1 << 63) - 1
 ADDRESS_END = 1 << 64
 _STEP_MIN = -INT64_MAX
 #: Every (dtype code, bits) pair DLPack 1.3 defines and this library holds.
-VALID_CODE_BITS = frozenset((int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed)
-KNOWN_DEVICE_TYPES = frozenset(int(d) for d in DLDeviceType)
+VALID_CODE_BITS = frozenset([(int(code), bits) for code, allowed in VALID_BITS.items() for bits in allowed])
+KNOWN_DEVICE_TYPES = frozenset([int(d) for d in DLDeviceType])
 #: ``where`` for fields read from a DLPack struct.
 DLPACK_TENSOR = "DLPack tensor"
 

@@ -1,0 +1,236 @@
+"""When memory runs out: a MemoryError (or the producer's own error), never a crash, a leak or a
+tensor owned twice.
+
+CPython's failure injection (``_testcapi.set_nomemory(k, k + 1)``: the k-th allocation from then on
+fails, and only it) is swept over every allocation of an import (capsules, producers, numpy
+capsules, bytearrays, memoryviews), a view, an export, an operation and a release, each sweep in a
+child process. After each try: the deleter ran exactly once or the capsule is still importable,
+buffers are released, numpy's memory is freed, nothing was printed as "Exception ignored".
+
+Skipped where the interpreter has no ``_testcapi`` (a build without its test modules), and where
+the interpreter itself does not survive the injection in its own containers (CPython 3.13.0
+corrupts a dict whose resize fails, then crashes in the garbage collector): a crash there would be
+the interpreter's, not dlarray's.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+PACKAGE = TESTS.parent / "dlarray"
+
+
+def _injection_available() -> bool:
+    try:
+        import _testcapi
+    except ImportError:
+        return False
+    return hasattr(_testcapi, "set_nomemory")
+
+
+def _run(code: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    prelude = f"import sys, faulthandler\nfaulthandler.enable()\nsys.path.insert(0, {str(TESTS)!r})\n"
+    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code), *args],
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+# CPython's own dict, swept the same way: where this crashes, so could anything
+_INTERPRETER_SELF_CHECK = """
+    import gc, weakref, _testcapi
+    class Thing:
+        pass
+    for k in range(1, 40):
+        table = {i: weakref.ref(Thing) for i in range(4)}
+        _testcapi.set_nomemory(k, k + 1)
+        try:
+            for i in range(4, 40):
+                table.setdefault(i, weakref.ref(Thing))
+        except MemoryError:
+            pass
+        finally:
+            _testcapi.remove_mem_hooks()
+        gc.collect()
+    print("ok")
+"""
+
+
+def _interpreter_survives_injection() -> bool:
+    done = _run(_INTERPRETER_SELF_CHECK, timeout=120)
+    return done.returncode == 0 and done.stdout.strip() == "ok"
+
+
+pytestmark = [
+    pytest.mark.skipif(not _injection_available(), reason="this Python has no _testcapi.set_nomemory"),
+]
+
+_survives: list[bool] = []
+
+
+@pytest.fixture()
+def injection() -> None:
+    if not _survives:
+        _survives.append(_interpreter_survives_injection())
+    if not _survives[0]:
+        pytest.skip(f"Python {sys.version.split()[0]} itself crashes under allocation failure (its dict), "
+                    f"so a crash could not be told from dlarray's")
+
+
+SWEEP = """
+    import gc, json, weakref
+    from collections import Counter
+    import _testcapi
+    import numpy as np
+    import dlarray as xp
+    from dlarray._dlpack import ImportedTensor, armed
+    from producer import Producer, deleter_calls, make_capsule
+
+    scenario, tries = sys.argv[1], int(sys.argv[2])
+    outcomes, problems = Counter(), []
+
+    def prepare():
+        state = {}
+        if scenario == "capsule":
+            state["made"] = made = make_capsule((3, 4))
+            return state, lambda: xp.from_dlpack(made.capsule)
+        if scenario == "producer":
+            producer = Producer(shape=(3, 4))
+            return state, lambda: xp.from_dlpack(producer)
+        if scenario == "numpy capsule":
+            source = np.arange(12.0)
+            state["alive"] = weakref.ref(source)
+            state["capsule"] = capsule = source.__dlpack__(max_version=(1, 3))
+            return state, lambda: xp.from_dlpack(capsule)
+        if scenario in ("bytearray", "memoryview"):
+            state["buffer"] = buffer = bytearray(16)
+            source = memoryview(buffer) if scenario == "memoryview" else buffer
+            state["view"] = source
+            return state, lambda: xp.asarray(source)
+        if scenario == "view":
+            x = xp.asarray(np.arange(12.0).reshape(3, 4))
+            return state, lambda: (x[1:, ::2].strides, x.mT.data_ptr)
+        if scenario == "export":
+            x = xp.asarray(np.arange(12.0))
+            return state, lambda: (np.from_dlpack(x), x.__dlpack__(max_version=(1, 3)))
+        if scenario == "retargeted export":
+            x = xp.astype(xp.asarray(np.arange(12.0)), xp.bfloat16)
+            return state, lambda: xp.from_dlpack(x.__dlpack__(max_version=(1, 3)))
+        if scenario == "operation":
+            x = xp.asarray(np.arange(12.0))
+            return state, lambda: ((x + 1).strides, xp.sum(x))
+        if scenario == "release":
+            source = np.arange(12.0)
+            state["alive"] = weakref.ref(source)
+            held = [xp.from_dlpack(source.__dlpack__(max_version=(1, 3)))]
+            return state, held.clear
+        if scenario == "owner":
+            return state, lambda: armed(ImportedTensor, int)
+        raise ValueError(scenario)
+
+    for k in range(1, tries + 1):
+        state, attempt = prepare()
+        _testcapi.set_nomemory(k, k + 1)
+        try:
+            result = attempt()
+            outcome = "ok"
+        except MemoryError:
+            outcome = "MemoryError"
+        except BaseException as error:
+            outcome = type(error).__name__
+        finally:
+            _testcapi.remove_mem_hooks()
+        outcomes[outcome] += 1
+        result = attempt = None
+        gc.collect()
+        made = state.get("made")
+        if made is not None:
+            calls = deleter_calls.get(made.serial, 0)
+            if calls == 0:  # not taken: still importable, and then deleted once
+                again = xp.from_dlpack(made.capsule)
+                del again
+                gc.collect()
+                calls = deleter_calls.get(made.serial, 0)
+            if calls != 1:
+                problems.append(f"k={k} ({outcome}): the deleter ran {calls} times")
+        if "capsule" in state:
+            state.pop("capsule")
+            gc.collect()
+        if "alive" in state and state["alive"]() is not None:
+            problems.append(f"k={k} ({outcome}): numpy's memory was never freed")
+        if "buffer" in state:
+            if isinstance(state["view"], memoryview):
+                state["view"].release()
+            try:
+                state["buffer"].extend(b"more")
+            except BufferError:
+                problems.append(f"k={k} ({outcome}): the buffer is still exported")
+    print(json.dumps({"outcomes": outcomes, "problems": problems}))
+"""
+
+# what each scenario may raise besides MemoryError: the producer's own error (the test producer
+# makes its capsule with ctypes, whose MemoryError is an ArgumentError), numpy's own (an operation
+# computes with numpy, whose ufunc.reduce can fail without setting an exception, a SystemError, and
+# numpy 2.5's ufunc registry reports a failed allocation as a TypeError)
+OWN_ERRORS = {"producer": {"ArgumentError"}, "operation": {"SystemError", "TypeError", "RuntimeError", "ValueError"}}
+SCENARIOS = ["capsule", "producer", "numpy capsule", "bytearray", "memoryview", "view", "export",
+             "retargeted export", "operation", "release", "owner"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_allocation_failure_is_a_memory_error_and_nothing_leaks(scenario: str, injection: None) -> None:
+    done = _run(SWEEP, scenario, "120")
+    assert done.returncode == 0, f"the child died ({done.returncode}):\n{done.stderr[-3000:]}"
+    assert "Exception ignored" not in done.stderr, done.stderr[-3000:]
+    record = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not record["problems"], record["problems"][:5]
+    unexpected = set(record["outcomes"]) - {"ok", "MemoryError"} - OWN_ERRORS.get(scenario, set())
+    assert not unexpected, record["outcomes"]
+    assert record["outcomes"].get("MemoryError", 0) or scenario in ("release", "owner"), record["outcomes"]
+
+
+def test_a_half_built_owner_is_never_finalized(injection: None) -> None:
+    """partial's constructor frees the object it was building when an allocation inside it fails;
+    a class whose finalizer is partial.__call__ would then call a partial with NULL fields. Owners
+    are built unarmed and given their finalizing class only when whole (armed)."""
+    done = _run("""
+        import _testcapi, functools
+        from dlarray._dlpack import ImportedTensor, armed
+        from dlarray._interfaces import BufferHold
+        failures = 0
+        for k in range(1, 40):
+            _testcapi.set_nomemory(k, k + 1)
+            try:
+                armed(ImportedTensor, int)
+                armed(BufferHold, int, 1)
+                armed(ImportedTensor, functools.partial(int), 2, 3)
+            except MemoryError:
+                failures += 1
+            finally:
+                _testcapi.remove_mem_hooks()
+        assert type(armed(ImportedTensor, int)) is ImportedTensor
+        print("ok", failures)
+    """)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("ok")
+
+
+def test_the_core_has_no_generator_expressions() -> None:
+    """Creating a generator under allocation failure crashes CPython 3.12 and 3.13 (3.11 raises
+    MemoryError): the package's code builds its tuples from lists instead (a list comprehension
+    makes no generator). Tools and the kit, which run no user's data path, are left as they are."""
+    exempt = {"__main__.py", "_docs.py", "_probe.py", "_info.py"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in exempt or "testing" in path.parts:
+            continue
+        tree = ast.parse(path.read_text())
+        found += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.GeneratorExp)]
+    assert not found, found
