@@ -22,6 +22,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import needs
 import pytest
 
 TESTS = Path(__file__).resolve().parent
@@ -132,6 +133,16 @@ SWEEP = """
             return state, held.clear
         if scenario == "owner":
             return state, lambda: armed(ImportedTensor, int)
+        if scenario in ("torch", "torch release"):
+            import torch
+            tensor = torch.arange(12.0)
+            state["alive"] = weakref.ref(tensor)
+            if scenario == "torch":  # through its C exchange API
+                state["tensor"] = tensor
+                return state, lambda: xp.from_dlpack(tensor)
+            held = [xp.from_dlpack(tensor)]
+            del tensor
+            return state, held.clear
         raise ValueError(scenario)
 
     for k in range(1, tries + 1):
@@ -159,9 +170,10 @@ SWEEP = """
                 calls = deleter_calls.get(made.serial, 0)
             if calls != 1:
                 problems.append(f"k={k} ({outcome}): the deleter ran {calls} times")
-        if "capsule" in state:
-            state.pop("capsule")
-            gc.collect()
+        for kept in ("capsule", "tensor"):
+            if kept in state:
+                state.pop(kept)
+                gc.collect()
         if "alive" in state and state["alive"]() is not None:
             problems.append(f"k={k} ({outcome}): numpy's memory was never freed")
         if "buffer" in state:
@@ -180,7 +192,8 @@ SWEEP = """
 # numpy 2.5's ufunc registry reports a failed allocation as a TypeError)
 OWN_ERRORS = {"producer": {"ArgumentError"}, "operation": {"SystemError", "TypeError", "RuntimeError", "ValueError"}}
 SCENARIOS = ["capsule", "producer", "numpy capsule", "bytearray", "memoryview", "view", "export",
-             "retargeted export", "operation", "release", "owner"]
+             "retargeted export", "operation", "release", "owner",
+             *[pytest.param(name, marks=needs.skip_without("torch")) for name in ("torch", "torch release")]]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -192,7 +205,7 @@ def test_every_allocation_failure_is_a_memory_error_and_nothing_leaks(scenario: 
     assert not record["problems"], record["problems"][:5]
     unexpected = set(record["outcomes"]) - {"ok", "MemoryError"} - OWN_ERRORS.get(scenario, set())
     assert not unexpected, record["outcomes"]
-    assert record["outcomes"].get("MemoryError", 0) or scenario in ("release", "owner"), record["outcomes"]
+    assert record["outcomes"].get("MemoryError", 0) or "release" in scenario or scenario == "owner", record["outcomes"]
 
 
 def test_a_half_built_owner_is_never_finalized(injection: None) -> None:

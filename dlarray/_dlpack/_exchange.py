@@ -99,10 +99,15 @@ _read_tensor = TENSOR_LAYOUT.unpack_from
 def _exchange_api(kind: type) -> DLPackExchangeAPI | None:
     """The ``DLPackExchangeAPI`` a producer type carries (major version 1), or None."""
     capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
-    if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
-        api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
-        if api.header.version.major == 1:
-            return api
+    try:
+        if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
+            api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
+            if api.header.version.major == 1:
+                return api
+    except ctypes.ArgumentError as error:
+        if _capi.out_of_memory(error):
+            raise MemoryError(_capi.OUT_OF_MEMORY) from None
+        raise
     return None
 
 
