@@ -383,8 +383,7 @@ class Array:
         self._ensure_metadata()
         if self._flags & FLAG_READ_ONLY:
             return self
-        return _new(None, self._owner, self._dtype, self._device, self._stream,
-                    (self._data, self._offset, self._shape, self._strides, self._flags | FLAG_READ_ONLY))
+        return self._view(self._offset, self._shape, self._strides, flags=self._flags | FLAG_READ_ONLY)
 
     def _flags_now(self) -> int:
         if self._data is None:
@@ -397,14 +396,16 @@ class Array:
 
     def _view(
         self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType | None = None,
+        flags: int | None = None,
     ) -> Array:
         """A view with new geometry over the same buffer and owner (metadata-only path).
 
         ``dtype``: another element type of the same width to label the elements with (the
         unsigned carrier through which dtypes numpy lacks are copied); default this array's.
+        ``flags``: the view's DLPack flags (READ_ONLY added, say); default this array's.
         """
         return _new(None, self._owner, dtype or self._dtype, self._device, self._stream,
-                    (self._data, offset, shape, strides, self._flags))
+                    (self._data, offset, shape, strides, self._flags if flags is None else flags))
 
     # ---------------------------------------------------------------- DLPack
     @property
@@ -740,8 +741,8 @@ class Array:
         dtype = self._dtype
         device = self._device
         if not device.backend.host_native:
-            raise BufferError(f"an array on {device} has no buffer protocol (it describes host memory); "
-                              f"copy it with x.to_device('cpu') first")
+            raise BufferError(f"an array on {device} has no buffer protocol (it is numpy's, for memory on the "
+                              f"CPU); copy it with x.to_device('cpu') first")
         if dtype.numpy_dtype is None:
             raise BufferError(f"{dtype} has no buffer-protocol format (PEP 3118); convert it with astype first, "
                               f"e.g. to float32")
@@ -749,8 +750,9 @@ class Array:
 
     @_doc.outside_standard
     def __bytes__(self) -> bytes:
-        """``bytes(x)``: a copy of the elements' raw bytes in C order, as numpy's ``bytes(a)`` and
-        ``a.tobytes()`` give, on every Python and for every dtype (never the element values).
+        """``bytes(x)``: a copy of the elements' raw bytes in C order, as numpy's ``a.tobytes()``
+        gives, on every Python and for every dtype (never the element values; numpy's ``bytes(a)``
+        of a 0-d integer array takes it as a length).
 
         Returns
         -------

@@ -67,10 +67,11 @@ _DATA_FIELD = _data_field_offset()
 def numpy_data_pointer(native: np.ndarray) -> int:
     """The address of a numpy array's first element, read from the array object itself.
 
+    ``native`` must be an ``np.ndarray`` (of any subclass): the read trusts the object's layout.
     Not ``__array_interface__`` or ``.ctypes``: numpy builds those with allocations whose failure
     it does not always handle (a result returned with an exception set, then a crash); this read
-    allocates nothing beyond the int it returns. (A numpy whose struct did not show the pointer at
-    import is asked through ``__array_interface__``.)
+    allocates only the int it returns and its one-item tuple. (A numpy whose struct did not show
+    the pointer at import is asked through ``__array_interface__``.)
     """
     if _DATA_FIELD is None:
         return native.__array_interface__["data"][0]

@@ -179,7 +179,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                 break
         info, owner = consume_capsule(capsule)
         array = Array._from_tensor(info, owner)
-        if not info.readonly and not info.is_copied and _interfaces.read_only_elsewhere(x):
+        if (not info.readonly and not info.is_copied and info.device_type == _CPU_TYPE
+                and _interfaces.read_only_elsewhere(x)):
             # its buffer or __array_interface__ says read-only where its capsule did not: the
             # strictest answer of the ways the object describes its memory is kept
             array = array._as_read_only()
@@ -224,6 +225,7 @@ def _from_numpy(native: np.ndarray) -> Array | None:
 
 
 _dtype_of_numpy = BY_NUMPY.get
+_CPU_TYPE = int(CPU.type)
 
 
 def _copied_numpy(native: np.ndarray, copy: bool | None, for_asarray: bool) -> Array:

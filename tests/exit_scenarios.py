@@ -109,7 +109,7 @@ LIBRARIES = {"foreign-producers": ("torch", "jax")}
 
 def missing_libraries(scenario: str) -> list[str]:
     """The libraries ``scenario`` imports that are not installed (and not required: then it runs and fails)."""
-    return [name for name in LIBRARIES.get(scenario, ()) if name not in needs.REQUIRED and not needs.available(name)]
+    return needs.absent(*LIBRARIES.get(scenario, ()))
 
 
 _FAILURE_MARKERS = ("Exception ignored", "Fatal Python error", "Segmentation fault", "Traceback",

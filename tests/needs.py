@@ -52,7 +52,18 @@ def optional(name: str) -> Any:
     return None
 
 
+def absent(*names: str) -> list[str]:
+    """Those of ``names`` that are not installed and that this run does not require."""
+    return [name for name in names if name not in REQUIRED and not available(name)]
+
+
 def skip_without(*names: str) -> pytest.MarkDecorator:
     """Mark a test that needs all of ``names``: skipped where one is absent (never where required)."""
-    absent = [name for name in names if name not in REQUIRED and not available(name)]
-    return pytest.mark.skipif(bool(absent), reason=f"needs {', '.join(absent)}, not installed")
+    missing = absent(*names)
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}, not installed")
+
+
+def version(module: Any) -> tuple[int, int]:
+    """``(major, minor)`` of an imported library, from its ``__version__``."""
+    major, minor = module.__version__.split(".")[:2]
+    return int(major), int(minor)

@@ -78,7 +78,9 @@ def test_bytes_of_device_memory_is_refused_without_touching_it() -> None:
 def test_memoryview_is_numpys_buffer_of_the_same_memory(geometry: str) -> None:
     x = _geometries()[geometry]
     view = memoryview(x)
-    native = np.asarray(x)
+    # the reference: numpy's own buffer of the same memory, through DLPack (np.asarray would read
+    # the Array's own buffer on 3.12+: numpy takes the buffer protocol first)
+    native = np.from_dlpack(x)
     expected = memoryview(native)
     assert (view.format, view.itemsize, view.shape, view.strides, view.readonly) == (
         expected.format, expected.itemsize, expected.shape, expected.strides, expected.readonly)
@@ -91,7 +93,7 @@ def test_memoryview_is_numpys_buffer_of_the_same_memory(geometry: str) -> None:
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=str)
 def test_every_numpy_dtype_has_numpys_format(dtype: xp.DType) -> None:
     x = xp.astype(xp.asarray([0, 1, 1]), dtype)
-    assert memoryview(x).format == memoryview(np.asarray(x)).format
+    assert memoryview(x).format == memoryview(np.from_dlpack(x)).format
     assert memoryview(x).nbytes == x.nbytes
 
 
@@ -120,6 +122,19 @@ def test_read_only_arrays_give_read_only_buffers() -> None:
 
 
 @needs_buffer_protocol
+def test_numpy_reads_the_buffer_first_and_keeps_the_array_alive() -> None:
+    """numpy's np.asarray takes the buffer protocol before __array__ (3.12+): zero-copy, read-only
+    kept, the same values and dtype, and the Array alive while numpy's array is."""
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))[:, ::2]
+    native = np.asarray(x)
+    assert native.ctypes.data == x.data_ptr and native.dtype == np.float64
+    assert native.tolist() == [[0.0, 2.0], [3.0, 5.0]]
+    assert np.asarray(xp.asarray(b"abc")).flags.writeable is False
+    with pytest.raises(TypeError, match="bfloat16"):  # no buffer format: numpy asks __array__, which refuses
+        np.asarray(xp.astype(xp.asarray([1.0]), xp.bfloat16))
+
+
+@needs_buffer_protocol
 def test_a_released_view_lets_the_source_go() -> None:
     """The buffer a view took is given back at release: the bytearray can grow again once the
     arrays over it are gone (it refuses to while any export of its buffer lives)."""
@@ -137,7 +152,7 @@ def test_a_released_view_lets_the_source_go() -> None:
 @needs_buffer_protocol
 def test_device_memory_and_formatless_dtypes_are_refused() -> None:
     made = make_capsule((4,), device=(2, 0), data_address=poison_address(), data_bytes=1)
-    with pytest.raises(BufferError, match=r"cuda:0.*host memory"):
+    with pytest.raises(BufferError, match=r"cuda:0.*memory on the CPU"):
         memoryview(xp.from_dlpack(made.capsule))
     for dtype in BYTE_ALIGNED_EXTRA_DTYPES:
         with pytest.raises(BufferError, match=f"{dtype} has no buffer-protocol format"):

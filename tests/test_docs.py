@@ -81,7 +81,7 @@ def test_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     for line, code, skipped, libraries in python_blocks(page.read_text()):
         if skipped:
             continue
-        if absent := [name for name in libraries if name not in needs.REQUIRED and not needs.available(name)]:
+        if absent := needs.absent(*libraries):
             left_out.append(f"line {line} (needs {', '.join(absent)})")
             continue
         compiled = compile(code, f"{_page_id(page)}:{line}", "exec")

@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 from types import ModuleType
 
+import needs
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ DOCS = ROOT / "docs"
 CONFORMANCE = ROOT / "conformance" / "results"
 RESULTS = DOCS / "results"
 
-pytest.importorskip("mkdocs")
+needs.library("mkdocs")
 
 
 @pytest.fixture(scope="module")

@@ -160,7 +160,7 @@ def test_torch_tensor_outlives_everything_correctly() -> None:
 
 
 # jax up to 0.10 hands out and asks for legacy capsules only; 0.11 and newer versioned ones
-JAX_VERSIONED = tuple(int(part) for part in jax.__version__.split(".")[:2]) >= (0, 11)
+JAX_VERSIONED = needs.version(jax) >= (0, 11)
 
 
 def test_jax_import_keeps_pointer_and_is_read_only() -> None:
@@ -467,7 +467,7 @@ def test_a_producer_without_a_signature_raising_about_its_data_is_not_retried() 
 def test_pyarrows_refusal_reaches_the_caller_without_a_legacy_export(values: list[Any]) -> None:
     """pyarrow 26 refuses bit-packed booleans and arrays with nulls with ArrowTypeError (a
     TypeError), and warns that a legacy export is deprecated: neither is asked for again."""
-    pa = pytest.importorskip("pyarrow")
+    pa = needs.library("pyarrow")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(pa.ArrowTypeError):

@@ -72,17 +72,16 @@ def test_wheel_installs_and_works_with_numpy_alone(tmp_path: Path) -> None:
 
 
 def test_the_second_leg_finds_a_runnable_newest_python() -> None:
-    """make test-latest takes the Python .ci/newest_python.py prints: one that runs, a final GIL
-    build of at least the oldest version the package supports, and no older than this one."""
+    """make test-latest takes the Python .ci/newest_python.py prints: one that runs, a final build
+    of at least the oldest version the package supports."""
     done = subprocess.run([sys.executable, str(ROOT / ".ci" / "newest_python.py")], capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     found = done.stdout.strip()
     probe = subprocess.run([found, "-c", "import sys; print(*sys.version_info[:3], sys.version_info.releaselevel)"],
                            capture_output=True, text=True, timeout=60, check=True)
-    major, minor, micro, level = probe.stdout.split()
+    major, minor, _micro, level = probe.stdout.split()
     assert level == "final" and (int(major), int(minor)) >= (3, 11)
-    assert (int(major), int(minor), int(micro)) >= sys.version_info[:3]
 
 
 def test_the_classifiers_name_the_pythons_the_legs_run() -> None:
@@ -91,4 +90,5 @@ def test_the_classifiers_name_the_pythons_the_legs_run() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     versions = {c.rsplit(" ", 1)[-1] for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
     oldest = project["requires-python"].removeprefix(">=")
-    assert oldest in versions and f"{sys.version_info.major}.{sys.version_info.minor}" in versions
+    assert oldest in versions  # make test's Python
+    assert all(tuple(map(int, v.split("."))) >= tuple(map(int, oldest.split("."))) for v in versions)

@@ -43,7 +43,7 @@ CPU_PRODUCERS = _installed("numpy", "torch", "jax", "array-api-strict", "bytes",
 JAX = needs.optional("jax")
 # jax up to 0.10 asks for a legacy capsule (no max_version), which cannot say read-only: a read-only
 # Array refuses it. jax 0.11 and newer ask with max_version and take read-only data zero-copy.
-JAX_ASKS_VERSIONED = JAX is not None and tuple(int(part) for part in JAX.__version__.split(".")[:2]) >= (0, 11)
+JAX_ASKS_VERSIONED = JAX is not None and needs.version(JAX) >= (0, 11)
 
 
 def _table(rows: list[list[str]]) -> dict[str, dict[str, str]]:

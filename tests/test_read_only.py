@@ -230,7 +230,7 @@ def test_jax_arrays_import_read_only_and_copy_true_gives_a_writable_copy() -> No
 
     source = jnp.arange(6.0, dtype=jnp.float32)
     capsule_name = str(source.__dlpack__(max_version=(1, 3)))
-    versioned = _jax_version() >= (0, 11)
+    versioned = needs.version(jax) >= (0, 11)
     assert ('"dltensor_versioned"' in capsule_name) == versioned, (jax.__version__, capsule_name)
     shared = dlarray.from_dlpack(source)
     assert shared.readonly and shared.data_ptr == source.unsafe_buffer_pointer()
@@ -239,13 +239,6 @@ def test_jax_arrays_import_read_only_and_copy_true_gives_a_writable_copy() -> No
     copy[0] = 9.0
     assert float(source[0]) == 0.0
     assert np.from_dlpack(source).flags.writeable is False  # numpy's rule, both ways
-
-
-def _jax_version() -> tuple[int, int]:
-    import jax
-
-    major, minor = jax.__version__.split(".")[:2]
-    return int(major), int(minor)
 
 
 def test_torch_ignores_the_read_only_flag() -> None:

@@ -892,7 +892,7 @@ RESULTS = ROOT / "docs" / "results" / "dlpack-kit"
 
 
 def _hooks() -> Any:
-    pytest.importorskip("mkdocs")
+    needs.library("mkdocs")
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("_kit_docs_hooks", ROOT / "docs_hooks" / "mkdocs_hooks.py")

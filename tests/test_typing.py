@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import needs
 import pytest
 
 import dlarray
@@ -82,7 +83,7 @@ def test_type_checker_reads_declared_functions(tmp_path: Path) -> None:
     """mypy on a user's script: results are Arrays (of functions and of the operators installed at
     import), the scalar conversions give Python scalars, wrong arity and wrong operand kinds are
     flagged."""
-    pytest.importorskip("mypy")
+    needs.library("mypy")
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT)
     env = {**os.environ, "MYPYPATH": str(ROOT)}

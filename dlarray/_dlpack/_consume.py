@@ -245,8 +245,10 @@ def consume_capsule(capsule: object) -> tuple[TensorInfo, ImportedTensor]:
     """
     if type(capsule) is not CapsuleType:
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
-    # The owner-to-be, holding nothing yet; the claim (see _claims) is a weak reference to it.
-    owner: ImportedTensor | None = armed(ImportedTensor, _NO_CALL)
+    # The owner-to-be, holding nothing yet; the claim (see _claims) is a weak reference to it. Built
+    # as armed() builds it (unarmed, then its class), written out here: the import hot path.
+    owner: ImportedTensor | None = _Unarmed(_NO_CALL)
+    owner.__class__ = ImportedTensor
     key = id(capsule)
     try:
         claim = _weak(owner)
