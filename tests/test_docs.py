@@ -95,6 +95,59 @@ def test_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert ran, f"every example of {_page_id(page)} is skipped"
 
 
+# What `pip install .` does not bring: a block that imports one of these must say so (needs:)
+OPTIONAL_LIBRARIES = ("torch", "jax", "jaxlib", "array_api_strict", "array_api_compat", "array_api_extra", "scipy",
+                      "sklearn", "pyarrow", "hypothesis", "matplotlib", "ml_dtypes", "cupy", "tensorflow", "paddle",
+                      "dlpack", "ndindex")
+_BARE_RUN = """
+import importlib.abc, os, sys
+sys.path.insert(0, {tests!r})
+BLOCKED = set({blocked!r})
+
+
+class BareInstall(importlib.abc.MetaPathFinder):
+    # numpy and dlarray alone, as after `pip install .`
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (a bare install: numpy alone)")
+        return None
+
+
+sys.meta_path.insert(0, BareInstall())
+from test_docs import python_blocks
+page = sys.argv[1]
+namespace = {{"__name__": "__docs__"}}
+ran = 0
+for line, code, skipped, libraries in python_blocks(open(page).read()):
+    if skipped or libraries:
+        continue
+    try:
+        exec(compile(code, f"{{page}}:{{line}}", "exec"), namespace)
+    except Exception as error:
+        print(f"line {{line}}: {{type(error).__name__}}: {{error}}")
+        raise SystemExit(1)
+    ran += 1
+print("ran", ran)
+"""
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=_page_id)
+def test_examples_run_with_numpy_alone(page: Path, tmp_path: Path) -> None:
+    """Every block not marked ``<!-- needs: ... -->`` runs in a bare install (``pip install .``:
+    numpy and dlarray): the optional libraries cannot be imported in the child that runs them."""
+    code = _BARE_RUN.format(tests=str(ROOT / "tests"), blocked=sorted(OPTIONAL_LIBRARIES))
+    done = subprocess.run([sys.executable, "-c", code, str(page)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert done.returncode == 0, f"{_page_id(page)}, {done.stdout.strip()}\n{done.stderr[-2000:]}"
+
+
+def test_the_home_page_and_readme_open_with_numpy_alone() -> None:
+    """The first example a newcomer meets needs nothing but numpy."""
+    for page in (DOCS / "index.md", ROOT / "README.md"):
+        line, code, skipped, libraries = python_blocks(page.read_text())[0]
+        assert not skipped and not libraries, (page, line)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed (pip install -e '.[docs]')")
 def test_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict` (what `make docs` runs): any warning fails the build."""
@@ -109,3 +162,34 @@ def test_site_builds_strict(tmp_path: Path) -> None:
         assert (built / page).is_file(), page
     probe = (built / "probe" / "index.html").read_text()
     assert "interop probe" in probe and "zero-copy" in probe  # generated at build time
+    _check_summary_tables(built)
+
+
+_SUMMARY_NAME = re.compile(r'<td><code><a [^>]*href="#([\w.]+)"[^>]*>[^<]+</a></code></td>')
+
+
+def _check_summary_tables(built: Path) -> None:
+    """Each API category page (a module of functions) opens with a table of all its functions,
+    each name linked to its entry, before the first of them; the Array page has every method and
+    attribute in its tables. Generated from the code (mkdocstrings' summary), never kept by hand."""
+
+    for page in sorted((DOCS / "api").glob("*.md")):
+        for target in re.findall(r"^::: (dlarray\S*)", page.read_text(), re.MULTILINE):
+            html = (built / "api" / page.stem / "index.html").read_text()
+            listed = set(_SUMMARY_NAME.findall(html))
+            if target == "dlarray._array.Array":  # every member the page lists, in its tables
+                members = re.findall(r"^ +- (\w+)$", page.read_text(), re.MULTILINE)
+                expected = {f"{target}.{name}" for name in members}
+                assert members and expected <= listed, (page.name, sorted(expected - listed))
+                continue
+            if target.rpartition(".")[2][:1].isupper():
+                continue  # another class (Device, DType, Info...): its own members only
+            module = importlib.import_module(target)
+            if not hasattr(module, "__all__") or not callable(getattr(module, module.__all__[0], None)):
+                continue  # constants and info: not a page of functions
+            functions = [name for name in module.__all__ if callable(getattr(module, name))]
+            expected = {f"{target}.{name}" for name in functions}
+            assert expected <= listed, (page.name, sorted(expected - listed))
+            first_table = html.find("<table>")
+            first_entry = html.find(f'id="{target}.{functions[0]}"')
+            assert 0 <= first_table < first_entry, f"{page.name}: the summary table comes after the first entry"
