@@ -176,6 +176,8 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
         elif isinstance(item, (bool, int, float, complex)):
             scalars.append(item)
             continue
+        elif _numpy_dtype_like(item):
+            dtype = as_dtype(item)  # numpy's dtypes (and scalar types) are dlarray's, as everywhere
         else:
             raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
         dtypes.append(dtype)
@@ -484,13 +486,23 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     (True, False)
     """
     if type(dtype) is not DType:
-        raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
+        if not _numpy_dtype_like(dtype):
+            raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
+        dtype = as_dtype(dtype)  # numpy's dtypes are dlarray's, as everywhere
     if isinstance(kind, tuple):
         return any([_is_kind(dtype, item) for item in kind])
     return _is_kind(dtype, kind)
 
 
+def _numpy_dtype_like(value: Any) -> bool:
+    """A numpy dtype or numpy scalar type (``np.dtype("float32")``, ``np.float32``): what numpy-based
+    libraries (cubed, zarr, xarray) hand over, taken as the dlarray dtype of the same name."""
+    return isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic))
+
+
 def _is_kind(dtype: DType, kind: Any) -> bool:
+    if _numpy_dtype_like(kind):
+        kind = as_dtype(kind)
     if type(kind) is DType:
         return dtype is kind
     if isinstance(kind, str):
