@@ -177,7 +177,7 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
             scalars.append(item)
             continue
         elif _numpy_dtype_like(item):
-            dtype = as_dtype(item)  # numpy's dtypes (and scalar types) are dlarray's, as everywhere
+            dtype = as_dtype(item)  # numpy's dtypes and scalar types are dlarray's (not Python's types)
         else:
             raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
         dtypes.append(dtype)
@@ -488,7 +488,7 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     if type(dtype) is not DType:
         if not _numpy_dtype_like(dtype):
             raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
-        dtype = as_dtype(dtype)  # numpy's dtypes are dlarray's, as everywhere
+        dtype = as_dtype(dtype)  # numpy's dtypes and scalar types are dlarray's
     if isinstance(kind, tuple):
         return any([_is_kind(dtype, item) for item in kind])
     return _is_kind(dtype, kind)

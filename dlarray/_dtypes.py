@@ -36,9 +36,6 @@ class DType:
     numpy_dtype : numpy.dtype or None
         The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
         float8/6/4), which are held and exchanged but not computed with.
-    dtype : numpy.dtype
-        What numpy reads for this type (``np.dtype(xp.float64)``): ``numpy_dtype``, or ml_dtypes'
-        type for the ones numpy lacks where ml_dtypes is installed.
 
     Examples
     --------
@@ -59,39 +56,6 @@ class DType:
         self.bits = bits
         self.kind = kind
         self.numpy_dtype = numpy_dtype
-
-    @property
-    def dtype(self) -> np.dtype:
-        """numpy's dtype for this type: what ``np.dtype(dlarray.float64)`` reads.
-
-        numpy takes any object whose ``dtype`` attribute is a numpy dtype wherever it takes a dtype
-        (``np.dtype(x)``, ``np.zeros(3, dtype=x)``), so libraries that turn dtypes into numpy's (cubed,
-        zarr) read dlarray's. For the types numpy lacks (bfloat16, float8/6/4): ml_dtypes' type of
-        the same name where ml_dtypes is installed.
-
-        Raises
-        ------
-        AttributeError
-            numpy has no such type and ml_dtypes is not installed (or lacks it): ``hasattr`` is
-            then False, and ``np.dtype(x)`` refuses it.
-
-        Examples
-        --------
-        >>> import numpy as np, dlarray as xp
-        >>> np.dtype(xp.float64), np.zeros(2, dtype=xp.int8).dtype
-        (dtype('float64'), dtype('int8'))
-        """
-        if self.numpy_dtype is not None:
-            return self.numpy_dtype
-        try:
-            import ml_dtypes  # optional: jax installs it
-        except ImportError:
-            ml_dtypes = None
-        found = getattr(ml_dtypes, self.name, None)
-        if found is None:
-            raise AttributeError(f"numpy has no {self.name} dtype; with ml_dtypes installed, "
-                                 f"dlarray.{self.name}.dtype is ml_dtypes.{self.name}")
-        return np.dtype(found)
 
     @property
     def itemsize(self) -> int:
