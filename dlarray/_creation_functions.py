@@ -17,6 +17,8 @@ from ._data_type_functions import astype
 from ._devices import CPU, DEFAULT_DEVICE, Device, as_device, devices_differ
 from ._dlpack import (
     DLPACK_VERSION,
+    FLAG_IS_COPIED,
+    FLAG_READ_ONLY,
     CapsuleType,
     consume_capsule,
     contiguous_strides,
@@ -82,9 +84,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         producer says so (``READ_ONLY``, or its buffer protocol or ``__array_interface__`` where
         it has them: the strictest answer is kept), and whenever it answers with a legacy
         (unversioned) capsule, which cannot say whether the memory may be written (jax up to 0.10
-        does; numpy imports such capsules read-only too). ``copy=True`` always gives a writable array: where the producer's
-        own copy is marked READ_ONLY (jax 0.11 and newer mark theirs so), it is copied once more
-        (numpy's ``from_dlpack`` keeps such a copy read-only).
+        does; numpy imports such capsules read-only too). ``copy=True`` always gives a writable
+        array: where the producer's own copy is marked READ_ONLY (jax 0.11 and newer mark theirs
+        so), it is copied once more (numpy's ``from_dlpack`` keeps such a copy read-only).
 
     Raises
     ------
@@ -179,15 +181,16 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                 break
         info, owner = consume_capsule(capsule)
         array = Array._from_tensor(info, owner)
-        if (not info.readonly and not info.is_copied and info.device_type == _CPU_TYPE
+        flags = info.flags
+        if (not flags & _READ_ONLY_OR_COPIED and info.device_type == _CPU_TYPE
                 and _interfaces.read_only_elsewhere(x)):
             # its buffer or __array_interface__ says read-only where its capsule did not: the
             # strictest answer of the ways the object describes its memory is kept
             array = array._as_read_only()
-        if info.is_copied:
+        elif flags & FLAG_IS_COPIED:
             if copy is False:
                 raise BufferError("the producer copied the data although copy=False was asked for")
-            if not info.readonly:
+            if not flags & FLAG_READ_ONLY:
                 copy = None  # done already
             # else a copy the producer marked READ_ONLY (jax >= 0.11 does): copied again below, as
             # copy=True promises memory of the caller's own, writable like every other copy
@@ -226,6 +229,7 @@ def _from_numpy(native: np.ndarray) -> Array | None:
 
 _dtype_of_numpy = BY_NUMPY.get
 _CPU_TYPE = int(CPU.type)
+_READ_ONLY_OR_COPIED = FLAG_READ_ONLY | FLAG_IS_COPIED
 
 
 def _copied_numpy(native: np.ndarray, copy: bool | None, for_asarray: bool) -> Array:

@@ -67,9 +67,7 @@ def _hold_buffer(obj: object, flags: int) -> tuple[_PyBuffer, BufferHold]:
     try:
         _get_buffer(obj, view, flags)  # one C call; raises BufferError itself
     except ctypes.ArgumentError as error:
-        if _capi.out_of_memory(error):
-            raise MemoryError(_capi.OUT_OF_MEMORY) from None
-        raise
+        _capi.reraise(error)
     return view, hold
 
 
@@ -160,13 +158,24 @@ def from_bytes(data: bytes, build: Callable[..., T]) -> T:
 
 
 def supports_buffer(obj: object) -> bool:
-    """True if ``obj`` exports the buffer protocol."""
-    try:
-        return bool(_check_buffer(obj))
-    except ctypes.ArgumentError as error:
-        if _capi.out_of_memory(error):
-            raise MemoryError(_capi.OUT_OF_MEMORY) from None
-        raise
+    """True if ``obj`` exports the buffer protocol.
+
+    A property of its type (the ``bf_getbuffer`` slot), asked of CPython once per type: the general
+    import path asks it of every producer (:func:`read_only_elsewhere`).
+    """
+    kind = type(obj)
+    known = _buffer_types.get(kind)
+    if known is None:
+        try:
+            known = bool(_check_buffer(obj))
+        except ctypes.ArgumentError as error:
+            _capi.reraise(error)
+        if len(_buffer_types) < 1024:  # bounded: one entry per type seen
+            _buffer_types[kind] = known
+    return known
+
+
+_buffer_types: dict[type, bool] = {}
 
 
 def buffer_is_read_only(obj: object) -> bool:
@@ -195,9 +204,9 @@ def read_only_elsewhere(obj: object) -> bool:
     if buffer_is_read_only(obj):
         return True
     try:
-        spec = obj.__array_interface__  # type: ignore[attr-defined]
-        return _parse_data(spec["data"], "__array_interface__")[1]
-    except Exception:  # absent, malformed, or a property that fails: no answer
+        spec = getattr(obj, "__array_interface__", None)  # no exception made where it is absent
+        return spec is not None and _parse_data(spec["data"], "__array_interface__")[1]
+    except Exception:  # malformed, or a property that fails: no answer
         return False
 
 

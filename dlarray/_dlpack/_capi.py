@@ -17,7 +17,7 @@ capsule and buffer functions need.
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, NoReturn
 
 # The handle is only the loaded library (an address); what other code can change lives on the
 # shared ``pythonapi`` object, not in the handle.
@@ -75,6 +75,14 @@ def out_of_memory(error: BaseException) -> bool:
 
 #: The message of the MemoryError raised for :func:`out_of_memory`'s errors.
 OUT_OF_MEMORY = "out of memory converting an argument of a C-API call"
+
+
+def reraise(error: ctypes.ArgumentError) -> NoReturn:
+    """Raise what a caller gets for ``error``, an ArgumentError from a call of one of these
+    functions: a MemoryError where it is one in disguise (:func:`out_of_memory`), else ``error``."""
+    if out_of_memory(error):
+        raise MemoryError(OUT_OF_MEMORY) from None
+    raise error
 
 
 def static_c_string(text: bytes) -> ctypes.Array[ctypes.c_char]:

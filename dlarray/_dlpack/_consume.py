@@ -174,7 +174,8 @@ class ImportedTensor(functools.partial):  # type: ignore[type-arg]
 
     Made with :func:`armed`, never by calling the class (an allocation failure in ``partial``'s
     constructor would call the half-built object). A capsule's owner is made holding nothing
-    (``armed(ImportedTensor, _NO_CALL)``: freed, it calls nothing) before ownership can move, and given the tensor in the same step as the capsule's
+    (``armed(ImportedTensor, _NO_CALL)``: freed, it calls nothing) before ownership can move,
+    and given the tensor in the same step as the capsule's
     rename (:func:`_transfer`). The C exchange API's owner is armed before the struct is handed
     over (``_exchange._slot_owner``).
     """

@@ -105,9 +105,7 @@ def _exchange_api(kind: type) -> DLPackExchangeAPI | None:
             if api.header.version.major == 1:
                 return api
     except ctypes.ArgumentError as error:
-        if _capi.out_of_memory(error):
-            raise MemoryError(_capi.OUT_OF_MEMORY) from None
-        raise
+        _capi.reraise(error)
     return None
 
 

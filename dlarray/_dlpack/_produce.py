@@ -75,9 +75,7 @@ def retarget_capsule(
     try:
         managed = _capi.capsule_get_pointer(capsule, name)
     except ctypes.ArgumentError as error:
-        if _capi.out_of_memory(error):
-            raise MemoryError(_capi.OUT_OF_MEMORY) from None
-        raise
+        _capi.reraise(error)
     tensor = managed + (VERSIONED_TENSOR_OFFSET if versioned else 0)
     memory = _ADDRESS_SPACE
     _HEAD.pack_into(memory, tensor, data or 0, device_type, device_id, ndim, dtype_code, dtype_bits, 1)
