@@ -122,7 +122,7 @@ def scalar_value(value: Any, what: str) -> Any:
         return value
     if value.ndim != 0:
         raise TypeError(f"{what} must be a number or a 0-d array, got an array of shape {value.shape}")
-    kind = value._dtype.kind
+    kind = value._dtype.category
     if kind == "bool":
         return bool(value)
     if kind in INTEGER_KINDS:

@@ -1037,7 +1037,7 @@ class Array:
         >>> ["a", "b", "c"][xp.asarray(1)]
         'b'
         """
-        if self._dtype.kind not in ("signed integer", "unsigned integer"):
+        if self._dtype.category not in ("signed integer", "unsigned integer"):
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
         return self._scalar(int)
 
@@ -1227,7 +1227,7 @@ class Array:
                 f"round() takes a 0-d array, this one has shape {self.shape}: use dlarray.round(x) for "
                 f"arrays"
             )
-        if self._dtype.kind == "complex floating":
+        if self._dtype.category == "complex floating":
             raise TypeError(f"round() of a {self._dtype} value: complex numbers have no rounding")
         value = self._printable()[()].item()
         return round(value) if ndigits is None else round(value, ndigits)
@@ -1554,9 +1554,10 @@ def _foreign_operand(value: Any, array: Array) -> Any:
     scalar; a numpy scalar (one value, its dtype kept), a list, tuple or range is converted as
     ``asarray`` converts it, on ``array``'s device (``x == [1, 2, 3]`` compares elementwise, as in
     numpy; ``cuda_x * np.float32(2)`` computes on the GPU, as cupy and torch take numpy scalars).
-    None (the operator returns NotImplemented) for another array library's object, whose reflected
-    method then decides. TypeError for anything else: Python would answer ``x == None`` or ``x == "a"`` with a
-    bool, which is never what an array means.
+    None (the operator returns NotImplemented) for anything else: another array library's object,
+    whose reflected method then decides, or an object that is no array and no number, which Python
+    then answers as it answers for any two unrelated objects (``x == None`` is False, ``x + "a"``
+    and ``x < None`` are TypeErrors), as array-api-strict does.
     """
     if isinstance(value, _ndarray):
         return wrap(value) if value.dtype in BY_NUMPY else None
@@ -1565,12 +1566,7 @@ def _foreign_operand(value: Any, array: Array) -> Any:
         return scalar
     if isinstance(value, (list, tuple, range)):
         return wrap(numeric_native(array._device, value))
-    if any([hasattr(value, name) for name in _ARRAY_PROTOCOLS]):
-        return None
-    raise TypeError(
-        f"an Array operand must be an Array, a Python scalar, a numpy array or a (nested) list, tuple or "
-        f"range of scalars, not {type(value).__name__}"
-    )
+    return None
 
 
 def scalar_operand(value: Any, device: Device) -> Any:
@@ -1598,11 +1594,6 @@ def scalar_operand(value: Any, device: Device) -> Any:
         if isinstance(value, scalar_type):
             return scalar_type(value)
     return None
-
-
-# What marks another array library's object (its own operators handle Arrays, or do not).
-_ARRAY_PROTOCOLS = ("__dlpack__", "__array_namespace__", "__array_ufunc__", "__array_interface__",
-                    "__cuda_array_interface__")
 
 
 def _moved(native: Any, target: Device, stream: Any) -> Array:

@@ -702,9 +702,9 @@ def _filled(shape: tuple[int, ...], fill_value: Any, dtype: DType, device: Devic
     if dtype.numpy_dtype is None:
         return _raw_filled(shape, dtype, _pattern(dtype, fill_value), device)
     numpy_dtype = dtype.numpy_dtype
-    if isinstance(fill_value, (complex, np.complexfloating)) and dtype.kind != "complex floating":
+    if isinstance(fill_value, (complex, np.complexfloating)) and dtype.category != "complex floating":
         raise TypeError(f"a complex fill_value does not fit a {dtype} array")
-    if dtype.kind in INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
+    if dtype.category in INTEGER_KINDS and isinstance(fill_value, (int, np.integer)):
         low, high = _integer_bounds(numpy_dtype)
         if not low <= int(fill_value) <= high:
             raise OverflowError(f"fill_value {fill_value} is out of the range of {dtype}")
@@ -972,12 +972,12 @@ def arange(
     integral = type(first) is int and type(last) is int and type(delta) is int
     target = _dtype_argument(dtype, int64 if integral else float64)
     numpy_dtype = _numpy_dtype(target, "arange")
-    if target.kind in INTEGER_KINDS:
+    if target.category in INTEGER_KINDS:
         if integral:
             native = _integer_range(first, last, delta, numpy_dtype)  # type: ignore[arg-type]
         else:
             native = _truncated_range(first, last, delta, numpy_dtype)
-    elif target.kind == "bool":
+    elif target.category == "bool":
         raise TypeError("arange() cannot make a bool range")
     else:
         native = _HOST_XP.arange(first, last, delta, dtype=numpy_dtype)
@@ -1094,7 +1094,7 @@ def linspace(
     is_complex = any([isinstance(v, (complex, np.complexfloating)) for v in (start, stop)])
     target = _dtype_argument(dtype, complex128 if is_complex else float64)
     numpy_dtype = _numpy_dtype(target, "linspace")
-    if is_complex and target.kind != "complex floating":
+    if is_complex and target.category != "complex floating":
         raise TypeError(f"linspace() with complex start or stop needs a complex dtype, not {target}")
     native = _HOST_XP.linspace(start, stop, count, endpoint=bool(endpoint), dtype=numpy_dtype)
     return _placed(native, place)

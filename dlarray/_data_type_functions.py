@@ -45,7 +45,7 @@ _REAL_OF = {complex64: float32, complex128: float64}
 # ---------------------------------------------------------------------------------- promotion
 def _promote_same_kind(a: DType, b: DType) -> DType | None:
     """The standard's promotion of two Array API dtypes of one kind; None for any other pair."""
-    ka, kb = a.kind, b.kind
+    ka, kb = a.category, b.category
     if ka in INTEGER_KINDS and kb in INTEGER_KINDS:
         if ka == kb:
             return a if a.bits >= b.bits else b
@@ -65,7 +65,7 @@ def _promote_same_kind(a: DType, b: DType) -> DType | None:
 
 
 def _real_bits(dtype: DType) -> int:
-    return dtype.bits // 2 if dtype.kind == "complex floating" else dtype.bits
+    return dtype.bits // 2 if dtype.category == "complex floating" else dtype.bits
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -100,7 +100,7 @@ def promote_all(dtypes: list[DType]) -> DType:
     """
     families: dict[int, DType] = {}
     for dtype in dtypes:
-        family = _FAMILY[dtype.kind]
+        family = _FAMILY[dtype.category]
         found = families.get(family)
         families[family] = dtype if found is None else promote(found, dtype)
     ordered = [families[family] for family in sorted(families)]
@@ -118,7 +118,7 @@ def _promote_scalar(dtype: DType, scalar: bool | int | float | complex) -> DType
     array, the standard leaves it open) gives that kind's default dtype, as numpy does; a
     ``complex`` with a real float array gives the complex dtype of the same precision.
     """
-    kind = dtype.kind
+    kind = dtype.category
     if isinstance(scalar, bool):
         return dtype
     if isinstance(scalar, int):
@@ -283,7 +283,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
     target = _dtype_argument(dtype, "dtype")
     source = x._dtype
     # complex -> real is refused by the standard; complex -> bool is defined: 0 + 0j is False
-    if source.kind == "complex floating" and target.kind not in ("complex floating", "bool"):
+    if source.category == "complex floating" and target.category not in ("complex floating", "bool"):
         raise TypeError(
             f"casting a complex array to {target} would drop the imaginary part; "
             f"use real(x) or imag(x) first"
@@ -412,7 +412,7 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
     """
     dtype = _type_argument(type, "finfo")
     dtype = _REAL_OF.get(dtype, dtype)
-    if dtype.kind not in ("real floating", "extended floating"):
+    if dtype.category not in ("real floating", "extended floating"):
         raise TypeError(f"finfo() needs a floating-point dtype, got {dtype}")
     if dtype.name in FORMATS:
         return finfo_object(dtype.bits, *limits(dtype), dtype)
@@ -446,7 +446,7 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
     iinfo(bits=8, max=127, min=-128, dtype=int8)
     """
     dtype = _type_argument(type, "iinfo")
-    if dtype.kind not in INTEGER_KINDS:
+    if dtype.category not in INTEGER_KINDS:
         raise TypeError(f"iinfo() needs an integer dtype, got {dtype}")
     info = np.iinfo(dtype.numpy_dtype)
     return iinfo_object(int(info.bits), int(info.max), int(info.min), dtype)
@@ -506,6 +506,6 @@ def _is_kind(dtype: DType, kind: Any) -> bool:
     if type(kind) is DType:
         return dtype is kind
     if isinstance(kind, str):
-        return dtype.kind in kinds_of(kind)
+        return dtype.category in kinds_of(kind)
     raise TypeError(f"a dtype kind must be a dtype or a kind name, got {kind!r}")
 

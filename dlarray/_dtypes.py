@@ -19,55 +19,99 @@ class DType:
     """An element type: one of the dtype objects ``dlarray.float32``, ``dlarray.bfloat16``, ...
 
     Each dtype is a singleton: compare with ``is`` or ``==``, use as a dictionary key, pickle it.
-    Users never construct one; ``str(dtype)`` is its name.
+    Users never construct one; ``str(dtype)`` is its name. numpy reads it as its own dtype
+    (``np.dtype(xp.float32)``, numpy 2.4 and later), and the attributes that share a name with
+    numpy's dtype attributes mean what numpy's mean, so code written for numpy dtypes reads
+    dlarray's the same way.
 
     Attributes
     ----------
     name : str
-        The Array API (or DLPack) name, e.g. ``"float32"``, ``"bfloat16"``.
+        The Array API (or DLPack) name, e.g. ``"float32"``, ``"bfloat16"``; numpy's name too.
+    category : str
+        What the Array API calls the dtype's kind (the names ``isdtype`` takes): ``"bool"``,
+        ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``, ``"complex floating"``
+        (float16 included, as in numpy and torch) or, for the types numpy lacks (bfloat16,
+        float8/6/4), ``"extended floating"``.
     code : DLDataTypeCode
         The DLPack type code (an `IntEnum` member).
     bits : int
         Bits per element.
-    kind : str
-        ``"bool"``, ``"signed integer"``, ``"unsigned integer"``, ``"real floating"``,
-        ``"complex floating"`` (float16 included, as in numpy and torch) or, for the types numpy
-        lacks (bfloat16, float8/6/4), ``"extended floating"``.
+    itemsize : int
+        Bytes per element, as numpy says (sub-byte types round up to one byte).
+    kind, char, str, byteorder : str
+        numpy's: ``xp.float64.kind == "f"``, ``.char == "d"``, ``.str == "<f8"``. The types numpy
+        lacks describe themselves as numpy describes raw bytes of their size (``np.dtype("V2")``:
+        kind ``"V"``), which is what numpy code takes them for: not numbers it computes with.
     numpy_dtype : numpy.dtype or None
         The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
         float8/6/4), which are held and exchanged but not computed with.
 
     Examples
     --------
+    >>> import numpy as np
     >>> import dlarray as xp
-    >>> xp.float32.name, xp.float32.bits, xp.float32.kind
+    >>> xp.float32.name, xp.float32.bits, xp.float32.category
     ('float32', 32, 'real floating')
+    >>> xp.float64.kind, xp.float64.char, xp.float64.itemsize
+    ('f', 'd', 8)
+    >>> np.dtype(xp.float64) == np.float64
+    True
     >>> xp.asarray([1.0]).dtype is xp.float64
     True
-    >>> xp.bfloat16.code, xp.bfloat16.numpy_dtype
-    (<DLDataTypeCode.BFLOAT: 4>, None)
+    >>> xp.bfloat16.code, xp.bfloat16.numpy_dtype, xp.bfloat16.kind
+    (<DLDataTypeCode.BFLOAT: 4>, None, 'V')
     """
 
-    __slots__ = ("name", "code", "bits", "kind", "numpy_dtype", "__weakref__")
+    __slots__ = (
+        "name", "code", "bits", "category", "numpy_dtype", "itemsize", "kind", "char", "str",
+        "byteorder", "_hash", "__weakref__",
+    )
 
-    def __init__(self, name: str, code: int, bits: int, kind: str, numpy_dtype: Any) -> None:
+    def __init__(self, name: str, code: int, bits: int, category: str, numpy_dtype: Any) -> None:
         self.name = name
         self.code = code
         self.bits = bits
-        self.kind = kind
+        self.category = category
         self.numpy_dtype = numpy_dtype
+        # numpy's description, or that of raw bytes of this size for the types numpy lacks
+        described = numpy_dtype if numpy_dtype is not None else np.dtype(f"V{max(bits // 8, 1)}")
+        self.itemsize: int = described.itemsize
+        self.kind: str = described.kind
+        self.char: str = described.char
+        self.str: str = described.str
+        self.byteorder: str = described.byteorder
+        # numpy's dtype compares equal to this one (it reads __numpy_dtype__), so both hash alike
+        self._hash = hash(numpy_dtype) if numpy_dtype is not None else object.__hash__(self)
 
     @property
-    def itemsize(self) -> int:
-        """Bytes per element (sub-byte types round up to one byte).
+    def __numpy_dtype__(self) -> np.dtype:
+        """numpy's dtype for this one: what ``np.dtype(d)`` returns (numpy 2.4 and later).
+
+        The types numpy lacks give ml_dtypes' dtype of that name where ml_dtypes is installed;
+        without it (or a type it lacks) TypeError.
 
         Examples
         --------
+        >>> import numpy as np
         >>> import dlarray as xp
-        >>> xp.complex64.itemsize, xp.float4_e2m1fn.itemsize
-        (8, 1)
+        >>> np.dtype(xp.int16)
+        dtype('int16')
+        >>> np.zeros(2, dtype=xp.float32).dtype
+        dtype('float32')
         """
-        return max(self.bits // 8, 1)
+        if self.numpy_dtype is not None:
+            return self.numpy_dtype
+        module = _ml_dtypes()
+        if module is None:
+            raise TypeError(f"numpy has no {self.name} dtype; installing ml_dtypes gives it one")
+        found = getattr(module, self.name, None)
+        if found is None:
+            raise TypeError(f"numpy has no {self.name} dtype, nor has ml_dtypes {module.__version__}")
+        return np.dtype(found)
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __repr__(self) -> str:
         return f"dlarray.{self.name}"
@@ -85,8 +129,23 @@ class DType:
         return self
 
 
-def _make(name: str, code: int, bits: int, kind: str, numpy_name: str | None) -> DType:
-    return DType(name, code, bits, kind, np.dtype(numpy_name) if numpy_name else None)
+def _ml_dtypes() -> Any:
+    """The ml_dtypes module where installed (imported on first need), else None."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes
+
+
+def ml_dtypes_type(name: str) -> Any:
+    """ml_dtypes' scalar type of that name (bfloat16, float8_e4m3fn, ...), or None."""
+    module = _ml_dtypes()
+    return None if module is None else getattr(module, name, None)
+
+
+def _make(name: str, code: int, bits: int, category: str, numpy_name: str | None) -> DType:
+    return DType(name, code, bits, category, np.dtype(numpy_name) if numpy_name else None)
 
 
 bool = _make("bool", _Code.BOOL, 8, "bool", "bool")
@@ -118,7 +177,7 @@ float6_e2m3fn = _make("float6_e2m3fn", _Code.FLOAT6_E2M3FN, 6, "extended floatin
 float6_e3m2fn = _make("float6_e3m2fn", _Code.FLOAT6_E3M2FN, 6, "extended floating", None)
 float4_e2m1fn = _make("float4_e2m1fn", _Code.FLOAT4_E2M1FN, 4, "extended floating", None)
 
-#: The ``DType.kind`` of the integer dtypes.
+#: The ``DType.category`` of the integer dtypes.
 INTEGER_KINDS = frozenset({"signed integer", "unsigned integer"})
 # The Python scalar types the standard takes beside Arrays (bool first: it is an int subclass).
 PYTHON_SCALARS: tuple[type, ...] = (builtins.bool, int, float, complex)  # this module's bool is the dtype
@@ -141,13 +200,25 @@ BY_NUMPY.update({d.numpy_dtype.type: d for d in ALL_DTYPES if d.numpy_dtype is n
 
 
 def from_numpy_dtype(numpy_dtype: Any) -> DType:
-    """The dlarray dtype of a numpy dtype; TypeError for one outside the supported set."""
+    """The dlarray dtype of a numpy dtype (ml_dtypes' included); TypeError for one outside the set."""
     found = BY_NUMPY.get(numpy_dtype)
     if found is None:
-        found = BY_NUMPY.get(np.dtype(numpy_dtype).newbyteorder("="))
-        if found is None or not np.dtype(numpy_dtype).isnative:
-            raise TypeError(f"numpy dtype {np.dtype(numpy_dtype)} has no dlarray equivalent")
+        described = np.dtype(numpy_dtype)
+        found = BY_NUMPY.get(described.newbyteorder("="))
+        if found is None:
+            found = _extended_of(described)
+        if found is None or not described.isnative:
+            raise TypeError(f"numpy dtype {described} has no dlarray equivalent")
     return found
+
+
+def _extended_of(numpy_dtype: np.dtype) -> DType | None:
+    """The dtype numpy lacks that ml_dtypes' ``numpy_dtype`` stands for (bfloat16, float8...)."""
+    scalar_type = numpy_dtype.type
+    if getattr(scalar_type, "__module__", None) != "ml_dtypes":
+        return None
+    found = BY_NAME.get(scalar_type.__name__)
+    return found if found is not None and found.numpy_dtype is None else None
 
 
 def from_dlpack_code(code: int, bits: int) -> DType:

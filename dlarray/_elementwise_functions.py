@@ -360,7 +360,7 @@ def pow(
 ) -> Array:  # noqa: A001 - the standard's name
     if (
         (type(x2) is int or type(x2) is float) and x2 == 2
-        and type(x1) is Array and x1._dtype.kind == "real floating"
+        and type(x1) is Array and x1._dtype.category == "real floating"
     ):
         # x ** 2 (variances, norms) is the commonest power: np.square gives the same correctly
         # rounded x * x, special cases included, over twice as fast as np.power (numpy's own

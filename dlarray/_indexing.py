@@ -96,7 +96,7 @@ def _array_item(array: Array, item: Array) -> Any:
     """One Array in a key: an int for a 0-d integer array, the backend array otherwise."""
     if item._device is not array._device:
         raise ValueError(devices_differ(array._device, item._device, "the array and its index array"))
-    kind = item._dtype.kind
+    kind = item._dtype.category
     if kind in INTEGER_KINDS:
         # a 0-d integer array is the same as the integer it holds (basic indexing, a view)
         return operator.index(item) if item.ndim == 0 else item._as_native()
@@ -162,7 +162,7 @@ def is_basic(array: Array, key: Any) -> bool:
     for item in _key_tuple(key):
         kind = type(item)
         if kind is array_type:
-            if item.ndim or item._dtype.kind not in INTEGER_KINDS:
+            if item.ndim or item._dtype.category not in INTEGER_KINDS:
                 return False
         elif kind is bool or isinstance(item, (_ndarray, list, tuple, np.bool_)) or not (item is None or item is Ellipsis or kind is slice or hasattr(kind, "__index__")):
             return False
@@ -252,7 +252,7 @@ def setitem(array: Array, key: Any, value: Any) -> None:
 
 def _refuse_complex_into_real(array: Array, value: Any) -> None:
     """TypeError for a complex value (scalar or array) assigned into a real or integer array."""
-    if array._dtype.kind == "complex floating":
+    if array._dtype.category == "complex floating":
         return
     dtype = getattr(value, "dtype", None)
     complex_array = dtype is not None and getattr(dtype, "kind", None) in ("c", "complex floating")

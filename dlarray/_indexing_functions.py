@@ -19,7 +19,7 @@ def _indices(indices: Any, x: Array, name: str) -> Any:
     """The backend array of an integer index Array on ``x``'s device."""
     if type(indices) is not Array:
         raise TypeError(f"{name}(): indices must be an Array, got {type(indices).__name__}")
-    if indices._dtype.kind not in INTEGER_KINDS:
+    if indices._dtype.category not in INTEGER_KINDS:
         raise TypeError(f"{name}(): indices must have an integer dtype, not {indices._dtype}")
     same_device(name, x, indices)
     return indices._as_native()

@@ -209,7 +209,7 @@ class Info:
         else:
             names = kind if isinstance(kind, tuple) else (kind,)
             wanted = {elementary for name in names for elementary in kinds_of(name)}
-        return {d.name: d for d in ARRAY_API_DTYPES if wanted is None or d.kind in wanted}
+        return {d.name: d for d in ARRAY_API_DTYPES if wanted is None or d.category in wanted}
 
     def __repr__(self) -> str:
         return "dlarray.__array_namespace_info__()"

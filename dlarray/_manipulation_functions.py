@@ -608,7 +608,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     """
     native, rewrap, backend = source_of(x, "repeat")
     if type(repeats) is Array:
-        if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
+        if repeats._dtype.category not in ("signed integer", "unsigned integer"):
             raise TypeError(f"repeats must have an integer dtype, not {repeats._dtype}")
         if repeats._device is not x._device:
             raise ValueError(devices_differ(x._device, repeats._device, "x and repeats"))

@@ -6,9 +6,10 @@ Each operator is the namespace's function for it (which carries the standard's s
 (``out=``), no temporary; one whose function carries fix-ups (``//=``, ``@=``) computes and
 copies back (``**=`` runs ``power``, or ``multiply`` for ``x **= 2``). An operand that is
 neither an Array nor a Python scalar goes through ``_array._foreign_operand``: numpy arrays and
-scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy does); another
-array library's object gives ``NotImplemented``, so that Python can try its reflected method;
-anything else is a TypeError (never Python's fallback bool for ``==``).
+scalars, lists, tuples and ranges become Arrays (combined elementwise, as numpy does); anything
+else gives ``NotImplemented``: another array library's object then decides in its reflected method,
+and for an object that is no array and no number Python answers as for any two unrelated objects
+(``x == None`` is False, ``x + "a"`` a TypeError), as array-api-strict does.
 Their docstrings and operand types come from the same table: ``_operator_docs`` composes each from
 the record of the operator's function (its summary, return and errors, with ``x1``/``x2`` read as
 ``self``/``other``).
@@ -108,7 +109,7 @@ def _in_place_power(self: Array, other: Any, /) -> Any:
     other = _operand(self, other)
     if other is None:
         return NotImplemented
-    if (type(other) is int or type(other) is float) and other == 2 and self._dtype.kind == "real floating":
+    if (type(other) is int or type(other) is float) and other == 2 and self._dtype.category == "real floating":
         # x **= 2 as x *= x: the same correctly rounded product, over twice as fast (see pow)
         return self._in_place_ufunc("multiply", self)
     return self._in_place_ufunc("power", other)

@@ -206,7 +206,7 @@ def searchsorted(
     if sorter is not None:
         if type(sorter) is not Array:
             raise TypeError(f"searchsorted(): sorter must be an Array, got {type(sorter).__name__}")
-        if sorter._dtype.kind not in ("signed integer", "unsigned integer"):
+        if sorter._dtype.category not in ("signed integer", "unsigned integer"):
             raise TypeError(f"searchsorted(): sorter must have an integer dtype, not {sorter._dtype}")
         order = sorter._as_native()
     xp = xp_of(x1)

@@ -91,7 +91,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     kind = "stable" if stable else None
     if not descending:
         return wrap(xp.sort(native, axis=axis, kind=kind))
-    if x._dtype.kind in _EXACT_KINDS or not stable:
+    if x._dtype.category in _EXACT_KINDS or not stable:
         return wrap(xp.flip(xp.sort(native, axis=axis, kind=kind), axis=axis))
     # floating point: -0.0 and +0.0 compare equal but differ, so their order must be kept
     order = _argsort(xp, native, axis, True, True)

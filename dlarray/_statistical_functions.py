@@ -66,7 +66,7 @@ def _accumulation_dtype(x: Array, dtype: Any, name: str) -> np.dtype:
     """
     if dtype is not None:
         return _numpy_dtype(dtype, name)
-    kind = x._dtype.kind
+    kind = x._dtype.category
     if kind == "signed integer" or kind == "bool":
         return _INT64
     if kind == "unsigned integer":
@@ -269,7 +269,7 @@ def _spread(x: Array, axis: Axis, correction: Any, keepdims: bool, name: str) ->
         raise TypeError(f"{name}(): correction must be an int or a float, got {type(correction).__name__}")
     axes = reduction_axes(axis, x.ndim)
     xp = xp_of(x)
-    kind = x._dtype.kind
+    kind = x._dtype.category
     dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     count = math.prod([x.shape[a] for a in axes])
     if count - correction <= 0:
@@ -317,7 +317,7 @@ def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bo
     native = backend_array(x, "mean")
     axes = reduction_axes(axis, x.ndim)
     xp = xp_of(x)
-    kind = x._dtype.kind
+    kind = x._dtype.category
     # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
     dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     shape = x.shape

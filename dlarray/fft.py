@@ -54,7 +54,7 @@ def _transform_input(x: Any, name: str, *, real: bool = False) -> Any:
     native = _backend_array(x, f"fft.{name}")
     if x.ndim == 0:
         raise ValueError(f"fft.{name} needs an array with at least one dimension")
-    if real and x._dtype.kind == "complex floating":
+    if real and x._dtype.category == "complex floating":
         raise TypeError(f"fft.{name} needs a real-valued array, got {x._dtype}")
     return native
 
@@ -351,7 +351,7 @@ _doc = Sections(
 def _frequencies(values: np.ndarray, dtype: Any, device: Any, name: str) -> Array:
     """Sample frequencies (computed in float64) in ``dtype`` on ``device``."""
     target = float64 if dtype is None else as_dtype(dtype)
-    if target.kind != "real floating":
+    if target.category != "real floating":
         raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {target}")
     result = wrap(values.astype(target.numpy_dtype, copy=False))
     place = DEFAULT_DEVICE if device is None else as_device(device)

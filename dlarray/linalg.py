@@ -128,7 +128,7 @@ def _rtol(rtol: Any, x: Array, name: str) -> Any:
     if type(rtol) is Array:
         if rtol._device is not x._device:
             raise ValueError(_devices_differ(x._device, rtol._device, f"{name}: x and rtol"))
-        if rtol._dtype.kind != "real floating":
+        if rtol._dtype.category != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, got {rtol._dtype}")
         return rtol._as_native()
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):

@@ -1,11 +1,16 @@
-"""Every function of the namespace that takes a dtype takes numpy's too, as the dlarray dtype of the
-same name: libraries built on numpy (cubed, zarr, xarray) hand them over. A walk over the
-namespace's signatures keeps any new dtype parameter from being left out.
+"""numpy's dtypes and dlarray's, both ways: libraries built on numpy (cubed, zarr, xarray) hand numpy's
+dtypes to the namespace and turn the namespace's into numpy's with ``np.dtype``.
+
+Every function of the namespace that takes a dtype takes numpy's too, as the dlarray dtype of the
+same name (a walk over the namespace's signatures keeps any new dtype parameter from being left
+out); numpy reads each dlarray dtype as its own, and the attributes the two share a name for mean
+what numpy's mean.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +18,16 @@ import numpy as np
 import pytest
 
 import dlarray as xp
+from dlarray._dtypes import ALL_DTYPES, as_dtype
+
+import needs
+
+ml_dtypes = needs.optional("ml_dtypes")
+WITH_NUMPY = [d for d in ALL_DTYPES if d.numpy_dtype is not None]
+NUMPY_LACKS = [d for d in ALL_DTYPES if d.numpy_dtype is None]
+# numpy reads __numpy_dtype__ from 2.4 on; before, np.dtype(xp.float64) is numpy's TypeError
+READS_NUMPY_DTYPE = needs.version(np) >= (2, 4)
+needs_numpy_dtype = pytest.mark.skipif(not READS_NUMPY_DTYPE, reason="numpy before 2.4 has no __numpy_dtype__")
 
 DTYPE_PARAMETERS = ("dtype", "type", "from_", "to", "kind", "arrays_and_dtypes")
 
@@ -100,3 +115,74 @@ def test_what_is_not_a_dtype_is_still_refused() -> None:
         xp.isdtype("float32", "real floating")
     with pytest.raises(TypeError):
         xp.isdtype(xp.float32, object)
+
+
+# ================================================================ numpy reading dlarray's dtypes
+@needs_numpy_dtype
+@pytest.mark.parametrize("dtype", WITH_NUMPY, ids=str)
+def test_numpy_reads_each_dtype_as_its_own(dtype: xp.DType) -> None:
+    assert np.dtype(dtype) is dtype.numpy_dtype
+    assert np.zeros(2, dtype=dtype).dtype == dtype.numpy_dtype
+    assert np.asarray([1, 0], dtype=dtype).dtype == dtype.numpy_dtype
+    assert as_dtype(np.dtype(dtype)) is dtype
+
+
+@needs_numpy_dtype
+@pytest.mark.parametrize("dtype", WITH_NUMPY, ids=str)
+def test_equal_dtypes_hash_alike(dtype: xp.DType) -> None:
+    numpy_dtype = dtype.numpy_dtype
+    assert dtype == numpy_dtype and numpy_dtype == dtype
+    assert hash(dtype) == hash(numpy_dtype)
+    assert {numpy_dtype: "found"}[dtype] == "found" and {dtype: "found"}[numpy_dtype] == "found"
+    assert len({dtype, numpy_dtype}) == 1
+    assert all([dtype != other.numpy_dtype for other in WITH_NUMPY if other is not dtype])
+
+
+@pytest.mark.parametrize("dtype", WITH_NUMPY, ids=str)
+def test_attributes_numpy_also_has_mean_what_numpys_mean(dtype: xp.DType) -> None:
+    numpy_dtype = dtype.numpy_dtype
+    for attribute in ("kind", "char", "str", "byteorder", "itemsize", "name"):
+        assert getattr(dtype, attribute) == getattr(numpy_dtype, attribute), attribute
+
+
+@pytest.mark.parametrize("dtype", NUMPY_LACKS, ids=str)
+def test_types_numpy_lacks_describe_themselves_as_raw_bytes(dtype: xp.DType) -> None:
+    raw = np.dtype(f"V{dtype.itemsize}")
+    assert (dtype.kind, dtype.char, dtype.str, dtype.byteorder) == (raw.kind, raw.char, raw.str, raw.byteorder)
+    assert dtype.kind not in "biufc"  # numpy code takes it for something it does not compute with
+
+
+def test_dlarrays_own_kind_is_the_category() -> None:
+    assert [d.category for d in (xp.bool, xp.int8, xp.uint8, xp.float16, xp.complex64, xp.bfloat16)] == [
+        "bool", "signed integer", "unsigned integer", "real floating", "complex floating", "extended floating"
+    ]
+    assert all([xp.isdtype(d, d.category) for d in xp._dtypes.ARRAY_API_DTYPES])
+
+
+@needs_numpy_dtype
+@needs.skip_without("ml_dtypes")
+@pytest.mark.parametrize("dtype", NUMPY_LACKS, ids=str)
+def test_types_numpy_lacks_are_ml_dtypes_where_installed(dtype: xp.DType) -> None:
+    scalar_type = getattr(ml_dtypes, dtype.name, None)
+    if scalar_type is None:
+        with pytest.raises(TypeError, match=f"nor has ml_dtypes {ml_dtypes.__version__}"):
+            np.dtype(dtype)
+        return
+    assert np.dtype(dtype) == np.dtype(scalar_type)
+    assert (np.dtype(dtype).name, np.dtype(dtype).itemsize) == (dtype.name, dtype.itemsize)
+    assert as_dtype(np.dtype(dtype)) is dtype and as_dtype(scalar_type) is dtype
+
+
+@needs_numpy_dtype
+def test_without_ml_dtypes_the_types_numpy_lacks_are_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # as in an install without it
+    with pytest.raises(TypeError, match="numpy has no bfloat16 dtype; installing ml_dtypes"):
+        np.dtype(xp.bfloat16)
+    assert np.dtype(xp.float32) == np.float32
+
+
+def test_an_array_is_not_a_dtype() -> None:
+    with pytest.raises((TypeError, ValueError)):
+        np.dtype(X)  # numpy looks at X.dtype; an array still is not a dtype
+    with pytest.raises(TypeError):
+        as_dtype(X)

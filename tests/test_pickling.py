@@ -153,7 +153,7 @@ def arrays_and_views(draw: Any) -> tuple[xp.Array, xp.Array]:
     size = int(np.prod(shape)) if shape else 1
     nbytes = (size * dtype.bits + 7) // 8 if packed else size * dtype.itemsize
     fill = draw(st.binary(min_size=nbytes, max_size=nbytes))
-    if dtype.kind == "bool":
+    if dtype.category == "bool":
         fill = bytes(b & 1 for b in fill)  # a bool array holds 0 and 1
     base = _dtype_arrays(dtype, shape, fill, padded)
     if packed or not shape:
