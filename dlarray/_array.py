@@ -657,6 +657,9 @@ class Array:
     def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         """numpy conversion (``np.asarray(x)``): a zero-copy view of host memory.
 
+        bfloat16 and float8/6/4 arrays give numpy arrays of ml_dtypes' dtypes where ml_dtypes is
+        installed (as jax does), also zero-copy.
+
         Parameters
         ----------
         dtype : npt.DTypeLike | None
@@ -675,7 +678,8 @@ class Array:
         ------
         TypeError
             The memory is not on the host (CUDA: copy it with ``x.to_device("cpu")`` first), or
-            the dtype has no numpy equivalent and no backend (bfloat16, float8...).
+            the dtype has no numpy equivalent (bfloat16, float8...: ml_dtypes gives numpy
+            those it has, where it is installed; packed sub-byte data has none).
         ValueError
             ``copy=False`` with a dtype that needs a copy.
 
@@ -688,7 +692,9 @@ class Array:
         try:
             native = self._as_native()
         except BackendUnavailable as exc:
-            raise TypeError(f"cannot convert to a numpy array: {exc}") from None
+            native = _ml_dtypes_view(self)  # bfloat16, float8...: ml_dtypes' where installed
+            if native is None:
+                raise TypeError(f"cannot convert to a numpy array: {exc}") from None
         if not self._device.backend.host_native:
             raise TypeError(
                 f"an array on {self._device} is not converted to numpy implicitly; copy it "
@@ -1545,6 +1551,19 @@ def adopt_numpy(native: np.ndarray) -> Array:
 
 
 _view_of = np.ndarray.view
+
+
+def _ml_dtypes_view(array: Array) -> np.ndarray | None:
+    """A numpy view of a host array of a dtype numpy lacks, in ml_dtypes' dtype of that name;
+    None where ml_dtypes lacks it (or is not installed), the memory is not the host's, or the
+    elements are packed several to a byte."""
+    if not array._device.host_accessible or is_packed(array):
+        return None
+    try:
+        numpy_dtype = array._dtype.__numpy_dtype__  # ml_dtypes' dtype (any numpy 2)
+    except TypeError:
+        return None
+    return bits_view(array).view(numpy_dtype)
 
 
 def _foreign_operand(value: Any, array: Array) -> Any:

@@ -23,7 +23,9 @@ from ._dlpack import (
     consume_capsule,
     contiguous_strides,
 )
-from ._dtypes import BY_DLPACK, BY_NUMPY, INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, float64, int64
+from ._dtypes import (
+    BY_DLPACK, BY_NUMPY, INTEGER_KINDS, DType, as_dtype, bool as bool_dtype, complex128, extended_of_numpy, float64, int64,
+)
 from . import _interfaces
 from ._args import scalar_device, scalar_value, xp_of
 from ._producers import export_with, fast_import_for, import_refusal_for
@@ -218,12 +220,17 @@ def _from_numpy(native: np.ndarray) -> Array | None:
 
     None where it cannot be held as it lies (:func:`_copied_numpy` then copies or says why).
     """
+    extended = None
     if _dtype_of_numpy(native.dtype) is None:  # a foreign byte order, or no dlarray dtype at all
-        return None
+        extended = extended_of_numpy(native.dtype)  # ml_dtypes' bfloat16, float8...: numpy lacks them
+        if extended is None or not native.dtype.isnative:
+            return None
     itemsize = native.itemsize
     for stride in native.strides:  # a loop, not any(generator): this is the import hot path
         if stride % itemsize:
             return None
+    if extended is not None:  # held as the bit patterns dlarray stores such dtypes as
+        return from_bits(native.view(bits_dtype(extended)), extended)
     return adopt_numpy(native)  # a view of its own, as np.from_dlpack makes a new array too
 
 
@@ -240,7 +247,9 @@ def _copied_numpy(native: np.ndarray, copy: bool | None, for_asarray: bool) -> A
     dtype = native.dtype
     target = _dtype_of_numpy(dtype.newbyteorder("="))
     if target is None:
-        raise TypeError(f"numpy dtype {dtype} has no dlarray equivalent")
+        target = extended_of_numpy(dtype)
+        if target is None:
+            raise TypeError(f"numpy dtype {dtype} has no dlarray equivalent")
     if not dtype.isnative:
         reason = f"numpy array dtype {dtype.str!r} is not in native byte order; DLPack has no byte order"
     else:  # the field of a structured array, a view of a buffer at odd byte steps
@@ -250,6 +259,8 @@ def _copied_numpy(native: np.ndarray, copy: bool | None, for_asarray: bool) -> A
         if for_asarray:
             raise ValueError(f"{reason}: it can only be copied, and copy=False forbids it")
         raise BufferError(f"{reason}: it can only be copied, and copy=False forbids it")
+    if target.numpy_dtype is None:  # ml_dtypes' copy, held as bit patterns
+        return from_bits(native.astype(dtype.newbyteorder("="), order="C").view(bits_dtype(target)), target)
     return wrap(native.astype(target.numpy_dtype, order="C"))
 
 

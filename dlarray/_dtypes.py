@@ -206,13 +206,13 @@ def from_numpy_dtype(numpy_dtype: Any) -> DType:
         described = np.dtype(numpy_dtype)
         found = BY_NUMPY.get(described.newbyteorder("="))
         if found is None:
-            found = _extended_of(described)
+            found = extended_of_numpy(described)
         if found is None or not described.isnative:
             raise TypeError(f"numpy dtype {described} has no dlarray equivalent")
     return found
 
 
-def _extended_of(numpy_dtype: np.dtype) -> DType | None:
+def extended_of_numpy(numpy_dtype: np.dtype) -> DType | None:
     """The dtype numpy lacks that ml_dtypes' ``numpy_dtype`` stands for (bfloat16, float8...)."""
     scalar_type = numpy_dtype.type
     if getattr(scalar_type, "__module__", None) != "ml_dtypes":

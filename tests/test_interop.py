@@ -288,6 +288,58 @@ def test_dtypes_dlarray_has_not_are_refused_copy_or_not() -> None:
                 dlarray.asarray(native, copy=copy)
 
 
+# ------------------------------------------------ numpy arrays of ml_dtypes' dtypes (what jax users hold)
+ml_dtypes = needs.optional("ml_dtypes")
+ML_DTYPES = [d.name for d in ALL_DTYPES if d.numpy_dtype is None and ml_dtypes is not None and hasattr(ml_dtypes, d.name)]
+
+
+@needs.skip_without("ml_dtypes")
+@pytest.mark.parametrize("function", ["asarray", "from_dlpack"])
+@pytest.mark.parametrize("name", ML_DTYPES)
+def test_ml_dtypes_arrays_are_taken_zero_copy_as_dlarrays_dtypes(name: str, function: str) -> None:
+    source = np.array([[1.0, 0.5], [2.0, 4.0]], dtype=getattr(ml_dtypes, name))
+    x = getattr(dlarray, function)(source)
+    assert x.dtype is getattr(dlarray, name)
+    assert x.data_ptr == source.ctypes.data and not x.readonly
+    assert np.asarray(x).tobytes() == source.tobytes()
+    back = np.asarray(x)  # ml_dtypes' dtype again, the same memory
+    assert back.dtype == source.dtype and back.ctypes.data == source.ctypes.data
+    column = getattr(dlarray, function)(source[:, 1])  # a strided view stays one
+    assert column.data_ptr == source[:, 1].ctypes.data and column.strides == (2,)
+    source.flags.writeable = False
+    assert getattr(dlarray, function)(source).readonly
+
+
+@needs.skip_without("ml_dtypes")
+@pytest.mark.parametrize("function", ["asarray", "from_dlpack"])
+def test_ml_dtypes_arrays_not_as_they_lie_are_copied_or_refused(function: str) -> None:
+    swapped = np.arange(3, dtype=np.dtype(ml_dtypes.bfloat16).newbyteorder(">"))
+    copied = getattr(dlarray, function)(swapped)
+    assert copied.dtype is dlarray.bfloat16
+    assert np.asarray(dlarray.astype(copied, dlarray.float32)).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises((ValueError, BufferError), match="not in native byte order"):
+        getattr(dlarray, function)(swapped, copy=False)
+    with pytest.raises(TypeError, match="numpy dtype int4 has no dlarray equivalent"):
+        getattr(dlarray, function)(np.zeros(2, dtype=ml_dtypes.int4))  # ml_dtypes has it, DLPack not
+
+
+@needs.skip_without("ml_dtypes", "torch")
+@pytest.mark.parametrize("name", ["bfloat16", *_FLOAT8])
+def test_ml_dtypes_arrays_go_on_to_torch_with_their_dlpack_codes(name: str) -> None:
+    source = np.array([1.0, 0.5, 2.0], dtype=getattr(ml_dtypes, name))
+    tensor = torch.from_dlpack(dlarray.asarray(source))
+    assert tensor.dtype is getattr(torch, name) and tensor.data_ptr() == source.ctypes.data
+    assert tensor.to(torch.float32).tolist() == source.astype(np.float32).tolist()
+
+
+@needs.skip_without("ml_dtypes")
+def test_without_ml_dtypes_numpy_conversion_of_bfloat16_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = dlarray.ones(2, dtype=dlarray.bfloat16)
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # as in an install without it
+    with pytest.raises(TypeError, match="cannot convert to a numpy array"):
+        np.asarray(x)
+
+
 class CopiesOnlyToTheCpu:
     """A producer that refuses ``copy=True`` on its own device, as cupy does for GPU arrays
     (cupy/_core/core.pyx:360-365 at v14.2.0: "copy=True only supported for copy to CPU")."""
