@@ -20,6 +20,7 @@ from ._array import Array, from_bits, wrap
 from ._storage import bits_view
 from ._devices import Device, as_device, devices_differ
 from ._dtypes import (
+    BY_NAME,
     BY_NUMPY,
     INTEGER_KINDS,
     DType,
@@ -176,8 +177,8 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
         elif isinstance(item, (bool, int, float, complex)):
             scalars.append(item)
             continue
-        elif _numpy_dtype_like(item):
-            dtype = as_dtype(item)  # numpy's dtypes and scalar types are dlarray's (not Python's types)
+        elif _dtype_like(item):
+            dtype = as_dtype(item)  # numpy's dtypes and scalar types, dtype names (not Python's types)
         else:
             raise TypeError(f"result_type() takes arrays, dtypes and Python scalars, not {type(item).__name__}")
         dtypes.append(dtype)
@@ -486,9 +487,9 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     (True, False)
     """
     if type(dtype) is not DType:
-        if not _numpy_dtype_like(dtype):
+        if not _dtype_like(dtype):
             raise TypeError(f"isdtype() expects a dlarray dtype, got {dtype!r}")
-        dtype = as_dtype(dtype)  # numpy's dtypes and scalar types are dlarray's
+        dtype = as_dtype(dtype)  # numpy's dtypes and scalar types, dtype names
     if isinstance(kind, tuple):
         return any([_is_kind(dtype, item) for item in kind])
     return _is_kind(dtype, kind)
@@ -498,6 +499,13 @@ def _numpy_dtype_like(value: Any) -> bool:
     """A numpy dtype or numpy scalar type (``np.dtype("float32")``, ``np.float32``): what numpy-based
     libraries (cubed, zarr, xarray) hand over, taken as the dlarray dtype of the same name."""
     return isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic))
+
+
+def _dtype_like(value: Any) -> bool:
+    """What stands for a dtype where the argument can only be one: numpy's dtypes and scalar types,
+    and a dtype's name (``"float32"``, as the creation functions and numpy take it; xarray hands
+    names to ``result_type``). A kind name in ``isdtype``'s ``kind`` stays a kind name."""
+    return _numpy_dtype_like(value) or (type(value) is str and value in BY_NAME)
 
 
 def _is_kind(dtype: DType, kind: Any) -> bool:

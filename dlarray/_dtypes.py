@@ -43,6 +43,9 @@ class DType:
         numpy's: ``xp.float64.kind == "f"``, ``.char == "d"``, ``.str == "<f8"``. The types numpy
         lacks describe themselves as numpy describes raw bytes of their size (``np.dtype("V2")``:
         kind ``"V"``), which is what numpy code takes them for: not numbers it computes with.
+    type : type
+        numpy's scalar type (``xp.float64.type is np.float64``; ``numpy.void`` for the types numpy
+        lacks).
     numpy_dtype : numpy.dtype or None
         The numpy dtype numpy computes this type with; None for types numpy lacks (bfloat16,
         float8/6/4), which are held and exchanged but not computed with.
@@ -65,7 +68,7 @@ class DType:
 
     __slots__ = (
         "name", "code", "bits", "category", "numpy_dtype", "itemsize", "kind", "char", "str",
-        "byteorder", "_hash", "__weakref__",
+        "byteorder", "type", "_hash", "__weakref__",
     )
 
     def __init__(self, name: str, code: int, bits: int, category: str, numpy_dtype: Any) -> None:
@@ -81,6 +84,7 @@ class DType:
         self.char: str = described.char
         self.str: str = described.str
         self.byteorder: str = described.byteorder
+        self.type: type = described.type
         # numpy's dtype compares equal to this one (it reads __numpy_dtype__), so both hash alike
         self._hash = hash(numpy_dtype) if numpy_dtype is not None else object.__hash__(self)
 

@@ -104,8 +104,9 @@ def test_result_type_errors() -> None:
         xp.result_type()
     with pytest.raises(ValueError):
         xp.result_type(1, 2.0)
+    assert xp.result_type(xp.float32, "float64") is xp.float64  # a dtype's name, as numpy takes it
     with pytest.raises(TypeError):
-        xp.result_type(xp.float32, "float64")
+        xp.result_type(xp.float32, "double")  # no dlarray dtype's name
     with pytest.raises(TypeError):
         xp.result_type(xp.bfloat16, xp.float32)  # no computation with bfloat16: no common dtype
     assert xp.result_type(xp.bfloat16, xp.bfloat16) is xp.bfloat16
@@ -147,8 +148,9 @@ def test_float16_promotes_as_in_numpy() -> None:
     assert "float16" not in xp.__array_namespace_info__().dtypes()  # the standard does not name it
     with pytest.raises(ValueError):
         xp.isdtype(xp.int8, "integer")
+    assert xp.isdtype("int8", "integral")  # a dtype's name, as every dtype argument takes it
     with pytest.raises(TypeError):
-        xp.isdtype("int8", "integral")
+        xp.isdtype("i1", "integral")
     with pytest.raises(TypeError):
         xp.isdtype(xp.int8, 3)
 

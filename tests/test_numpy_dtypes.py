@@ -82,6 +82,7 @@ CALLS: dict[str, Callable[[Callable[[str], Any]], Any]] = {
     "fft.rfftfreq": lambda t: xp.fft.rfftfreq(4, dtype=t("float32")),
 }
 FORMS: dict[str, Callable[[str], Any]] = {
+    "name": str,
     "np.dtype": np.dtype,
     "numpy scalar type": lambda name: getattr(np, name),
     "dlarray": lambda name: getattr(xp, name),
@@ -108,11 +109,25 @@ def test_numpys_dtypes_are_taken_as_dlarrays(name: str, given: str) -> None:
     assert _comparable(CALLS[name](FORMS[given])) == _comparable(CALLS[name](FORMS["dlarray"]))
 
 
+@pytest.mark.parametrize("name", sorted(set(CALLS) - {"isdtype"}))
+def test_dtype_names_are_taken_where_a_dtype_is_meant(name: str) -> None:
+    assert _comparable(CALLS[name](FORMS["name"])) == _comparable(CALLS[name](FORMS["dlarray"]))
+
+
+def test_isdtype_takes_a_name_for_the_dtype_and_kind_names_for_the_kind() -> None:
+    assert xp.isdtype("float32", "real floating") and xp.isdtype("int8", ("integral", xp.float64))
+    assert xp.isdtype("bool", "bool")
+
+
 def test_what_is_not_a_dtype_is_still_refused() -> None:
     with pytest.raises(TypeError):
         xp.result_type(float, X)  # a Python type: not a dtype (the standard's scalars are values)
     with pytest.raises(TypeError):
-        xp.isdtype("float32", "real floating")
+        xp.isdtype("float", "real floating")  # no dtype's name
+    with pytest.raises(TypeError):
+        xp.result_type("str", X)
+    with pytest.raises(ValueError):
+        xp.isdtype(xp.float32, "float32")  # a string there is a kind name
     with pytest.raises(TypeError):
         xp.isdtype(xp.float32, object)
 
@@ -141,14 +156,14 @@ def test_equal_dtypes_hash_alike(dtype: xp.DType) -> None:
 @pytest.mark.parametrize("dtype", WITH_NUMPY, ids=str)
 def test_attributes_numpy_also_has_mean_what_numpys_mean(dtype: xp.DType) -> None:
     numpy_dtype = dtype.numpy_dtype
-    for attribute in ("kind", "char", "str", "byteorder", "itemsize", "name"):
+    for attribute in ("kind", "char", "str", "byteorder", "itemsize", "name", "type"):
         assert getattr(dtype, attribute) == getattr(numpy_dtype, attribute), attribute
 
 
 @pytest.mark.parametrize("dtype", NUMPY_LACKS, ids=str)
 def test_types_numpy_lacks_describe_themselves_as_raw_bytes(dtype: xp.DType) -> None:
     raw = np.dtype(f"V{dtype.itemsize}")
-    assert (dtype.kind, dtype.char, dtype.str, dtype.byteorder) == (raw.kind, raw.char, raw.str, raw.byteorder)
+    assert (dtype.kind, dtype.char, dtype.str, dtype.byteorder, dtype.type) == (raw.kind, raw.char, raw.str, raw.byteorder, raw.type)
     assert dtype.kind not in "biufc"  # numpy code takes it for something it does not compute with
 
 
