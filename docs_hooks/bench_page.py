@@ -9,11 +9,11 @@ draws from them); a result file that is missing is said to be missing, with how 
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import json
 import os
 import posixpath
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +42,18 @@ def bench_dir() -> Path:
 
 
 def _cell(text: str) -> str:
+    """``text`` for a code span in a table cell (a ``|`` would end the cell)."""
     return str(text).replace("|", "\\|")
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # what Markdown would take for HTML (a "<= 1" stays as it is)
+
+
+def plain(text: Any) -> str:
+    """``text`` as it reads, in a table cell or a list item: ``__dlpack__`` stays ``__dlpack__`` (not a
+    bold "dlpack"), ``<object at 0x...>`` stays text, a ``|`` does not end the cell."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _TAG_START.sub("&lt;", str(text)))
 
 
 def _number(value: Any) -> str:
@@ -100,9 +111,9 @@ def _targets_table(targets: dict[str, dict[str, Any]], names: list[str] | None =
         unit = f" {target['unit']}" if target.get("unit") else ""
         rows.append(
             [
-                _cell(name),
+                plain(name),
                 _number(target.get("value")) + unit,
-                _cell(str(target.get("target"))),
+                plain(target.get("target")),
                 _verdict(target),
             ]
         )
@@ -153,7 +164,7 @@ def _errors(data: dict[str, Any]) -> list[str]:
         return []
     return [
         "Operations that could not be timed (their targets are n/a):\n",
-        *(f"- `{_cell(name.replace('|', ' '))}`: {html.escape(error)}" for name, error in errors.items()),
+        *(f"- `{_cell(name.replace('|', ' '))}`: {plain(error)}" for name, error in errors.items()),
         "",
     ]
 
@@ -204,7 +215,7 @@ def _ratios_per_size(data: dict[str, Any]) -> list[str]:
     if not targets:
         return []
     rows = [
-        [_cell(name), *(_number(t["detail"].get(n)) for n in sizes), _cell(str(t.get("target")))]
+        [plain(name), *(_number(t["detail"].get(n)) for n in sizes), plain(t.get("target"))]
         for name, t in targets.items()
     ]
     return [
@@ -238,11 +249,11 @@ def _handoffs_table(data: dict[str, Any]) -> list[str]:
     rows = []
     for name, timed in handoffs.items():
         if "error" in timed:
-            rows.append([_cell(name), _cell(timed["error"]), "", "", "", ""])
+            rows.append([plain(name), plain(timed["error"]), "", "", "", ""])
             continue
         for who, row in timed.items():
             low, high = row["ratio_quartiles"]
-            rows.append([f"{_cell(name)} ({who})", _number(row["us"]), _number(row["reference_us"]),
+            rows.append([f"{plain(name)} ({who})", _number(row["us"]), _number(row["reference_us"]),
                          _number(row["ratio"]), f"{_number(low)}–{_number(high)}", _number(row["difference_us"])])
     return [
         "#### Hand-offs against numpy's array\n",
@@ -395,7 +406,7 @@ def sklearn_section(data: dict[str, Any], page: Any) -> list[str]:
         )
     summary = [name for name in targets if name.startswith("all estimators")]
     gpu = data.get("device")
-    held = f"on the GPU ({_cell(gpu)}) by cupy and dlarray, on the CPU by numpy" if gpu else "by each library"
+    held = f"on the GPU ({plain(gpu)}) by cupy and dlarray, on the CPU by numpy" if gpu else "by each library"
     out = [
         environment_line(data.get("environment", {}), "bench_sklearn.py" + (
             f" --device {data['device_argument']}" if data.get("device_argument") else "")),

@@ -46,7 +46,6 @@ once per build. The benchmark plots are copied into the site as ``assets/benchma
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import os
@@ -63,7 +62,7 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs_hooks"))  # this folder, also where this file is loaded by path
 try:
-    from bench_page import BENCH_ASSETS, SECTIONS, bench_dir, benchmark_results
+    from bench_page import BENCH_ASSETS, SECTIONS, bench_dir, benchmark_results, plain
 finally:
     sys.path.remove(str(ROOT / "docs_hooks"))
 log = logging.getLogger("mkdocs.hooks.dlarray")
@@ -123,6 +122,24 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return _MARKER.sub(expand, markdown)
 
 
+_TABLE_CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.DOTALL)
+_LONG_CODE = re.compile(r"<code>([^<]{24,})</code>")
+_NAME_BREAK = re.compile(r"(?<=_)(?=[^_])|(?<=::)|(?<=/)(?=.)|(?<=\w)(?=\.\w)")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """Long names in table cells may break only between their parts: a ``<wbr>`` after ``_``, ``::``
+    and ``/`` and before ``.`` in code of 24 characters or more (extra.css breaks no word elsewhere
+    in a cell, so a short name such as ``from_dlpack`` is never split)."""
+
+    def cell(match: re.Match[str]) -> str:
+        inner = _LONG_CODE.sub(lambda code: f"<code>{_NAME_BREAK.sub('<wbr>', code.group(1))}</code>",
+                               match.group(2))
+        return match.group(1) + inner + match.group(3)
+
+    return _TABLE_CELL.sub(cell, html)
+
+
 # ------------------------------------------------------------------------------ the probe
 def _probe() -> dict[str, Any]:
     if not _probe_cache:
@@ -136,7 +153,13 @@ def _probe() -> dict[str, Any]:
 
 
 def _cell(text: str) -> str:
+    """``text`` for a code span in a table cell (a ``|`` would end the cell); other text: ``plain``."""
     return text.replace("|", "\\|")
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` with its noun in the singular or the plural: "1 test", "2 tests"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def interop_table(page: Any) -> str:
@@ -335,13 +358,13 @@ def conformance_result(page: Any) -> str:
         if run.failures:
             messages = {f"{entry['outcome'].upper()} {nodeid}": entry.get("message", "")
                         for nodeid, entry in (tests or {}).items()}
-            out.append(f'??? failure "The {len(run.failures)} failed or erroring tests"\n    ```text')
+            out.append(f'??? failure "The {counted(len(run.failures), "failed or erroring test")}"\n    ```text')
             for line in run.failures:
                 message = messages.get(line)
                 out.append(f"    {line}" + (f"\n        {message}" if message else ""))
             out.append("    ```\n")
         if run.known_defects:
-            out.append(f'??? note "{len(run.known_defects)} known defect(s) of the pinned suite, counted as xfailed"\n'
+            out.append(f'??? note "{counted(len(run.known_defects), "known defect")} of the pinned suite, counted as xfailed"\n'
                        "    A test the suite's maintainers have fixed upstream after the pinned commit fails here "
                        "exactly the way the fix accepts (`conformance/suite_defects.py`); any other failure of "
                        "it would be counted as a failure.\n\n    ```text")
@@ -410,12 +433,12 @@ def downstream_result(page: Any) -> str:
                    f"{summary[f'{reference}_passed_{standin}_failed_suite_caused']} | "
                    f"{summary[f'{reference}_skipped_{standin}_ran']} | {summary[f'{reference}_skipped_{standin}_passed']} |")
     out += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
-    out += [f"| {_cell(target['what'])} | {_target_value(target)} | **{target['verdict']}** |"
+    out += [f"| {plain(target['what'])} | {_target_value(target)} | **{target['verdict']}** |"
             for target in record["targets"].values()]
     out += ["", "### Failures that are the suite's doing\n",
             "Recognised by the failure itself (`SUITE_CAUSES` in `conformance/downstream.py`); dlarray is left "
             "as it is for them.\n", "| cause | why | failures |", "| --- | --- | ---: |"]
-    out += [f"| `{key}` | {_cell(cause['reason'])} | {cause['failures']} |"
+    out += [f"| `{key}` | {plain(cause['reason'])} | {cause['failures']} |"
             for key, cause in record["suite_causes"].items()]
     out.append("")
     for suite, failures in record["failures"].items():
@@ -426,12 +449,13 @@ def downstream_result(page: Any) -> str:
         for failure in failures:
             key = (failure["message"], failure["cause"] or "")
             groups[key] = groups.get(key, 0) + 1
-        out.append(f'??? failure "{len(failures)} failed or erroring tests, by first error line ({len(groups)} lines)"\n')
+        out.append(f'??? failure "{counted(len(failures), "failed or erroring test")}, by first error line '
+                   f'({counted(len(groups), "line")})"\n')
         out.append("    | tests | first error line | the suite's doing |\n    | ---: | --- | --- |")
         out += [f"    | {count} | `{_cell(message) or '(none)'}` | {f'`{cause}`' if cause else ''} |"
                 for (message, cause), count in sorted(groups.items(), key=lambda item: -item[1])]
         out.append("")
-        out.append(f'??? failure "The {len(failures)} tests, with {reference}\'s outcome of the same test"\n')
+        out.append(f'??? failure "The {counted(len(failures), "test")}, with {reference}\'s outcome of the same test"\n')
         out.append("    ```text")
         for failure in failures:
             cause = f" [{failure['cause']}]" if failure["cause"] else ""
@@ -793,8 +817,8 @@ def dlpack_kit_matrix(page: Any) -> str:
             bad = [row for row in (report or {}).get("results", []) if row["status"] in ("failed", "crashed")]
             if not bad:
                 continue
-            out.append(f'??? failure "{library} {role}: {len(bad)} failed or crashed"')
-            out.extend(f"    - `{_cell(row['name'])}` ({row['status']}): {html.escape(row['detail'])}" for row in bad)
+            out.append(f'??? failure "{library} {role}: {counted(len(bad), "check")} failed or crashed"')
+            out.extend(f"    - `{_cell(row['name'])}` ({row['status']}): {plain(row['detail'])}" for row in bad)
             out.append("")
     return "\n".join(out) + "\n"
 
@@ -807,7 +831,7 @@ def stress_result(page: Any) -> str:
                 "writes it, and the next build shows it here.\n")
     out = [f"**{_stress_verdict(record)}**, measured {provenance(record['environment'])}.\n",
            "| check | verdict | result | seconds |", "| --- | --- | --- | ---: |"]
-    out += [f"| {check['name']} | {check['verdict']} | {_cell(check['detail'])} | {check['seconds']} |"
+    out += [f"| {check['name']} | {check['verdict']} | {plain(check['detail'])} | {check['seconds']} |"
             for check in record["checks"]]
     sizes = ", ".join(f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}"
                       for name, value in record["sizes"].items())

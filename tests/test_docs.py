@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import needs
 import pytest
@@ -164,6 +165,59 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     probe = (built / "probe" / "index.html").read_text()
     assert "interop probe" in probe and "zero-copy" in probe  # generated at build time
     _check_summary_tables(built)
+    _check_rendering(built)
+
+
+def _site_check() -> ModuleType:
+    """docs_hooks/site_check.py, the check of the built site (``make docs-check``)."""
+    spec = importlib.util.spec_from_file_location("_docs_site_check", ROOT / "docs_hooks" / "site_check.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _check_rendering(built: Path) -> None:
+    """The rules of ``make docs-check`` that the HTML alone shows (no bold double-underscore name, no
+    "1 tests"); the browser's (widths, broken words, requests) are ``make docs-check``'s."""
+    check = _site_check()
+    defects = [defect for page in check.site_pages(built)
+               for defect in check.static_defects(page, (built / page).read_text())]
+    assert not defects, "\n".join(f"{d.page}: {d.kind}: {d.where}" for d in defects)
+
+
+def test_the_site_check_sees_what_it_looks_for() -> None:
+    check = _site_check()
+    page = ("<article><p>Array.<strong>dlpack</strong>() and <strong>array_namespace</strong>, "
+            "1 failed or erroring tests (1 lines), 1 of the tests, 11 tests, 1 test</p>"
+            "<table><tr><td><strong>bytes</strong></td></tr></table>"
+            "<pre>1 tests in a code block</pre></article>")
+    found = check.static_defects("page.html", page)
+    assert [d.kind for d in found] == ["double-underscore name shown in bold"] * 2 + ["a count of one with a plural"] * 2
+    assert [d.where for d in found[2:]] == ["1 failed or erroring tests", "1 lines"]
+    assert check.leaves_the_machine("https://fonts.googleapis.com/css?family=Roboto")
+    assert not check.leaves_the_machine("http://127.0.0.1:8123/assets/x.js")
+    assert not check.leaves_the_machine("data:image/svg+xml;base64,AAAA")
+
+
+_CHROMIUM = _site_check().find_chromium()
+
+
+@pytest.mark.skipif(_CHROMIUM is None, reason="no chromium (make docs-check installs it)")
+def test_the_browser_check_measures_what_it_looks_for(tmp_path: Path) -> None:
+    """Widths, broken words and requests, measured in Chromium on a page made for it."""
+    check = _site_check()
+    (tmp_path / "index.html").write_text(
+        '<!doctype html><html><head><link rel="stylesheet" href="https://fonts.example.com/font.css"></head>'
+        '<body style="margin:0"><div class="md-content__inner" style="width:400px">'
+        '<pre><code style="display:block;overflow:auto">' + "x" * 200 + "</code></pre>"
+        "<pre><code>short</code></pre>"
+        '<table style="width:300px"><tr><td style="width:40px;word-break:break-all">from_dlpack</td>'
+        "<td>fits</td></tr></table>"
+        "<table><tr>" + "<td>cell</td>" * 80 + "</tr></table></div></body></html>")
+    found = list(check.browser_defects(tmp_path, ["index.html"], _CHROMIUM))
+    kinds = sorted(d.kind for d in found)
+    assert kinds == ["a request leaving the machine", "a word broken across lines in a table cell",
+                     "code block wider than the content column", "table wider than the content column"], found
 
 
 _SUMMARY_NAME = re.compile(r'<td><code><a [^>]*href="#([\w.]+)"[^>]*>[^<]+</a></code></td>')
