@@ -625,8 +625,9 @@ def slogdet(x: Array, /) -> SlogdetResult:
     {square_errors}
 
     {examples}
-    >>> xp.linalg.slogdet(xp.asarray([[-1.0, 0.0], [0.0, 1.0]]))
-    SlogdetResult(sign=Array(-1., dtype=float64, device=cpu), logabsdet=Array(0., dtype=float64, device=cpu))
+    >>> sign, logabsdet = xp.linalg.slogdet(xp.asarray([[-1.0, 0.0], [0.0, 1.0]]))
+    >>> sign, logabsdet
+    (Array(-1., dtype=float64, device=cpu), Array(0., dtype=float64, device=cpu))
     """
     sign, logabsdet = _backend_function(x, "linalg.slogdet")(_square(x, "slogdet"))
     return SlogdetResult(wrap(sign), wrap(logabsdet))

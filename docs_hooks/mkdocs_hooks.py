@@ -157,6 +157,30 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+#: the fence of a generated list of test ids and messages: the browser wraps its long lines (extra.css),
+#: so that each id stays whole, as written, in the page's text
+WRAPPED_TEXT = "``` {.text .wrap}"
+#: the widest line of a generated text block, in characters: what a code block holds at 1400 px
+TEXT_WIDTH = 96
+_BREAKS = re.compile(r"(?<= )|(?<=::)|(?<=/)|(?<=, )|(?=\[)|(?<=-)")
+
+
+def wrapped(line: str, width: int = TEXT_WIDTH, indent: str = "    ") -> str:
+    """``line`` of a generated text block in lines of at most ``width`` characters, its continuation
+    lines indented by ``indent`` more than it: broken after a space, ``::``, ``/`` or ``-`` or before
+    ``[`` (a test id is no word), within a word only when it has no such place."""
+    lead = line[:len(line) - len(line.lstrip())]
+    out, rest, first = [], line, True
+    while len(rest) > width:
+        cuts = [m.start() for m in _BREAKS.finditer(rest, len(lead) + 1, width + 1)]
+        cut = cuts[-1] if cuts else width
+        out.append(rest[:cut].rstrip())
+        rest = lead + indent + rest[cut:].lstrip()
+        first = False
+    out.append(rest)
+    return "\n".join(out) if not first else line
+
+
 def counted(n: int, noun: str, plural: str = "") -> str:
     """``n`` with its noun in the singular or the plural: "1 test", "2 tests"."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
@@ -195,7 +219,9 @@ def probe_frameworks(page: Any) -> str:
 def probe_output(page: Any) -> str:
     found = _probe()
     versions = ", ".join(f"{name} {version}" for name, version in found["versions"].items())
-    return f"```text\n$ python -m dlarray\n{found['text'].rstrip()}\n```\n\nInstalled when the site was built: {versions}.\n"
+    text = "\n".join(wrapped(line, indent="    ") for line in found["text"].rstrip().splitlines())
+    return (f"```text\n$ python -m dlarray\n{text}\n```\n\n(Lines longer than {TEXT_WIDTH} characters wrapped "
+            f"for this page.) Installed when the site was built: {versions}.\n")
 
 
 # ------------------------------------------------------------------------------ dtypes
@@ -358,7 +384,7 @@ def conformance_result(page: Any) -> str:
         if run.failures:
             messages = {f"{entry['outcome'].upper()} {nodeid}": entry.get("message", "")
                         for nodeid, entry in (tests or {}).items()}
-            out.append(f'??? failure "The {counted(len(run.failures), "failed or erroring test")}"\n    ```text')
+            out.append(f'??? failure "The {counted(len(run.failures), "failed or erroring test")}"\n    {WRAPPED_TEXT}')
             for line in run.failures:
                 message = messages.get(line)
                 out.append(f"    {line}" + (f"\n        {message}" if message else ""))
@@ -367,7 +393,7 @@ def conformance_result(page: Any) -> str:
             out.append(f'??? note "{counted(len(run.known_defects), "known defect")} of the pinned suite, counted as xfailed"\n'
                        "    A test the suite's maintainers have fixed upstream after the pinned commit fails here "
                        "exactly the way the fix accepts (`conformance/suite_defects.py`); any other failure of "
-                       "it would be counted as a failure.\n\n    ```text")
+                       f"it would be counted as a failure.\n\n    {WRAPPED_TEXT}")
             out.extend(f"    {line}" for line in run.known_defects)
             out.append("    ```\n")
         others = [other.path.name for other in _runs_of(device)[:-1]]
@@ -456,11 +482,12 @@ def downstream_result(page: Any) -> str:
                 for (message, cause), count in sorted(groups.items(), key=lambda item: -item[1])]
         out.append("")
         out.append(f'??? failure "The {counted(len(failures), "test")}, with {reference}\'s outcome of the same test"\n')
-        out.append("    ```text")
+        out.append(f"    {WRAPPED_TEXT}")
         for failure in failures:
             cause = f" [{failure['cause']}]" if failure["cause"] else ""
-            out.append(f"    {failure['outcome'].upper()} {failure['nodeid']} ({reference}: "
-                       f"{failure[f'{reference}_outcome'] or 'not run'}){cause}\n        {failure['message']}")
+            heading = (f"{failure['outcome'].upper()} {failure['nodeid']} ({reference}: "
+                       f"{failure[f'{reference}_outcome'] or 'not run'}){cause}")
+            out.append(f"    {heading}\n        {failure['message']}")
         out.append("    ```\n")
     return "\n".join(out) + "\n"
 
@@ -475,6 +502,8 @@ def _targets_met(record: dict[str, Any]) -> str:
     verdicts = [target.get("verdict") for target in (record.get("targets") or {}).values()]
     judged = [v for v in verdicts if v in ("MET", "NOT MET")]
     text = f"{judged.count('MET')} of {len(judged)} targets met"
+    missed = [name for name, target in (record.get("targets") or {}).items() if target.get("verdict") == "NOT MET"]
+    text += f" (not met: {'; '.join(plain(name) for name in missed)})" if missed else ""
     return text + (f", {len(verdicts) - len(judged)} not measured" if len(verdicts) > len(judged) else "")
 
 
@@ -727,19 +756,21 @@ def coverage_table(page: Any) -> str:
                        f"`conformance/results/{run.path.name}`, {run.summary}; measured "
                        f"{provenance(run.environment, fallback=_cell(run.header))}.")
     out.append("")
-    header = "| function | " + " | ".join(CONFORMANCE_DEVICES.values()) + " | notes |"
+    # a device with no recorded run is said to have none once, above, not in a cell per function
+    shown = [device for device in CONFORMANCE_DEVICES if runs[device] is not None]
+    header = "| function | " + " | ".join(CONFORMANCE_DEVICES[device] for device in shown) + " | notes |"
     category = None
     for row in rows:
         if row["category"] != category:
             category = row["category"]
-            out += ["", f"### {category}", "", header, "| --- |" + " --- |" * (len(CONFORMANCE_DEVICES) + 1)]
+            out += ["", f"### {category}", "", header, "| --- |" + " --- |" * (len(shown) + 1)]
         notes = []
         if row["stored_only"]:
             notes.append("takes " + ", ".join(row["stored_only"]) + " (stored-only dtypes: data moved, not computed)")
         if row["difference"]:
             notes.append(f"[differs from the standard]({_link(page, 'differences.md#' + row['difference'])})")
-        cells = " | ".join(row["status"][device] for device in CONFORMANCE_DEVICES)
-        out.append(f"| [`{row['name']}`]({row['url']}) | {cells} | {'; '.join(notes)} |")
+        cells = "".join(f"{row['status'][device]} | " for device in shown)
+        out.append(f"| [`{row['name']}`]({row['url']}) | {cells}{'; '.join(notes)} |")
     return "\n".join(out) + "\n"
 
 
@@ -799,13 +830,17 @@ def dlpack_kit_matrix(page: Any) -> str:
                    f"{record.get('time', '?')}, Python {env.get('python', '?')}, numpy {env.get('numpy', '?')} | "
                    f"{_kit_counts(record.get('producer'))} | {_kit_counts(record.get('consumer'))} |")
     out.append("")
+    absent = [library for library, record in records.items() if record is None]
+    if absent:
+        out.append(f"The matrices below have a column per library with a result file; {', '.join(absent)}: "
+                   f"{KIT_MISSING} (see the table above).\n")
     for role, title in (("producer", "Producer checks (`check_producer`)"), ("consumer", "Consumer cases (`check_consumer`)")):
         libraries, rows = kit_matrix(role)
+        libraries = [library for library in libraries if records[library] is not None]
         out += [f"### {title}\n", '<div class="interop" markdown>', "",
                 "| " + " | ".join(["check", *libraries]) + " |", "|" + " --- |" * (len(libraries) + 1)]
         for check, statuses in rows.items():
-            cells = [KIT_CELLS[statuses[lib]] if lib in statuses else ("–" if records[lib] else KIT_MISSING)
-                     for lib in libraries]
+            cells = [KIT_CELLS[statuses[lib]] if lib in statuses else "–" for lib in libraries]
             out.append(f"| `{_cell(check)}` | " + " | ".join(cells) + " |")
         out += ["", "</div>", ""]
     out.append("### Why each check failed\n")

@@ -930,8 +930,8 @@ def test_the_docs_page_shows_the_matrix_of_the_result_files() -> None:
         record = records[row[0]]
         assert row[1] == ("" if record is None else record["version"])
     for table, role in ((producer, "producer"), (consumer, "consumer")):
-        libraries = table[0][1:]
-        assert libraries == list(hooks.KIT_LIBRARIES)
+        libraries = table[0][1:]  # a column per library with a result file (the others are named once)
+        assert libraries == [name for name in hooks.KIT_LIBRARIES if records[name] is not None]
         shown = {row[0].strip("`"): dict(zip(libraries, row[1:])) for row in table[1:]}
         for library, record in records.items():
             report = (record or {}).get(role)
