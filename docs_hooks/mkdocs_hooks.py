@@ -24,9 +24,12 @@ A page asks for generated content with a marker comment on a line of its own:
     ``conformance/results/downstream.json`` (conformance page);
 ``<!-- generated: dlpack-kit-matrix -->``
     the DLPack conformance kit's results in ``docs/results/dlpack-kit/`` (DLPack conformance page);
-``<!-- generated: status-table -->`` / ``<!-- generated: cuda-status -->``
-    one row per result file (conformance per device, the downstream suites, kit, stress, benchmarks),
-    or the CUDA ones (home page, devices page);
+``<!-- generated: results-summary -->`` / ``<!-- generated: cuda-status -->``
+    the results in one line each, on the CPU and on a GPU (home page, results page), or the GPU
+    part alone (devices page);
+``<!-- generated: status-table -->``
+    one row per result file (conformance per device, the downstream suites, kit, stress, benchmarks)
+    with when, where and with what it was measured, folded away (results page);
 ``<!-- generated: coverage-table -->``
     one row per function of the standard, its status per device (coverage page);
 ``<!-- generated: stress-result -->``
@@ -564,17 +567,98 @@ def status_rows(page: Any) -> list[tuple[str, str, str]]:
 
 
 def status_table(page: Any) -> str:
-    lines = ["| check | result | measured |", "| --- | --- | --- |"]
-    lines += [f"| {what} | {result} | {measured} |" for what, result, measured in status_rows(page)]
+    """Every result file's row, folded away: what it holds, and when, where and with what it was measured."""
+    lines = ['??? info "Every result file: its result, and when, at which commit, on what machine and with '
+             'which versions it was measured"', "", "    | check | result | measured |", "    | --- | --- | --- |"]
+    lines += [f"    | {what} | {result} | {measured} |" for what, result, measured in status_rows(page)]
     return "\n".join(lines) + "\n"
+
+
+def _date(env: dict[str, Any] | None) -> str:
+    return str((env or {}).get("time") or "date not recorded")[:10]
+
+
+def _gpu(env: dict[str, Any] | None) -> str:
+    return str((env or {}).get("accelerator") or (env or {}).get("gpu") or "GPU not recorded")
+
+
+#: benchmark result files measured on a GPU (``make bench-cuda``)
+CUDA_BENCHMARKS = [stem for stem, (_, _, make, *_) in SECTIONS.items() if make == "make bench-cuda"]
+
+
+def gpu_summary(page: Any) -> list[str]:
+    """What has been measured on a GPU, when and on which, one line each, or one line saying nothing was."""
+    found, missing = [], []
+    run = conformance_run("cuda0")
+    suite = f"[Array API suite on `cuda:0`]({_link(page, 'conformance.md')})"
+    if run is None:
+        missing.append(suite)
+    else:
+        found.append(f"{suite}: {run.summary} ({_date(run.environment)}, {_gpu(run.environment)})")
+    kit = kit_records()["cupy"]
+    kit_link = f"[cupy in the DLPack conformance kit]({_link(page, 'guide/dlpack-conformance.md')})"
+    if kit is None:
+        missing.append(kit_link)
+    else:
+        found.append(f"{kit_link}: producer {_kit_counts(kit.get('producer'))}; consumer "
+                     f"{_kit_counts(kit.get('consumer'))} ({str(kit.get('time'))[:10]}, {_gpu(kit.get('environment'))})")
+    for stem in CUDA_BENCHMARKS:
+        record = _bench_record(stem)
+        what = f"[{SECTIONS[stem][0]}]({_link(page, 'benchmarks.md')})"
+        if record is None:
+            missing.append(what)
+        else:
+            found.append(f"{what}: {_targets_met(record)} ({_date(record['environment'])}, {_gpu(record['environment'])})")
+    lines = [f"- {line}" for line in found]
+    if missing:
+        lines.append(f"- {'Nothing' if not found else 'Nothing else'} has been measured on a GPU: no result file for "
+                     f"{', '.join(missing)} (a GPU machine writes them: `make conformance-cuda "
+                     "CONFORMANCE_ARGS=--record`, `make bench-cuda`, `python -m dlarray check cupy --json ...`).")
+    return lines
+
+
+def cpu_summary(page: Any) -> list[str]:
+    """The CPU results in one line each: the Array API suite, scikit-learn's and SciPy's suites, the speed
+    targets of each benchmark and the stress run."""
+    lines = []
+    run = conformance_run("cpu")
+    suite = f"[Array API suite]({_link(page, 'conformance.md')})"
+    lines.append(f"{suite}: {_missing_conformance('cpu')}" if run is None
+                 else f"{suite}: {run.summary} (`--max-examples={run.examples}`, {_date(run.environment)})")
+    downstream = downstream_record()
+    consumers = (f"[scikit-learn's and SciPy's own array-API tests]"
+                 f"({_link(page, 'conformance.md#scikit-learns-and-scipys-own-tests')})")
+    if downstream is None:
+        lines.append(f"{consumers}: {_missing_downstream()}")
+    else:
+        verdicts = [target["verdict"] for target in downstream["targets"].values()]
+        standin = downstream["standin"]
+        lines.append(f"{consumers}: {verdicts.count('MET')} of {counted(len(verdicts), 'target')} met; "
+                     + "; ".join(f"{suite} with {standin}: {downstream_counts(downstream, suite, standin)}"
+                                 for suite in downstream["suites"])
+                     + f" ({_date(downstream['environment'])})")
+    for stem, (title, *_rest) in SECTIONS.items():
+        if stem in CUDA_BENCHMARKS:
+            continue
+        record = _bench_record(stem)
+        what = f"Speed, [{title}]({_link(page, 'benchmarks.md')})"
+        lines.append(f"{what}: {NO_RESULT}" if record is None else
+                     f"{what}: {_targets_met(record)} ({_date(record['environment'])})")
+    stress = _stress_record()
+    what = f"[Stress run]({_link(page, 'safety.md#results')})"
+    lines.append(f"{what}: {NO_RESULT}" if stress is None
+                 else f"{what}: {_stress_verdict(stress)} ({_date(stress['environment'])})")
+    return [f"- {line}" for line in lines]
+
+
+def results_summary(page: Any) -> str:
+    """The results read in ten seconds: on the CPU, on a GPU; where and how: the Results section."""
+    return "\n".join(["**On the CPU**", "", *cpu_summary(page), "", "**On a GPU**", "", *gpu_summary(page)]) + "\n"
 
 
 def cuda_status(page: Any) -> str:
-    keep = ("CUDA", "cupy", "CUDA hand-offs")
-    lines = ["| check | result | measured |", "| --- | --- | --- |"]
-    lines += [f"| {what} | {result} | {measured} |" for what, result, measured in status_rows(page)
-              if any(word in what for word in keep)]
-    return "\n".join(lines) + "\n"
+    """What has been measured on a GPU (the devices page): the GPU part of the results summary."""
+    return "\n".join(gpu_summary(page)) + "\n"
 
 
 # ------------------------------------------------------------------------------ coverage table
@@ -1018,6 +1102,7 @@ _GENERATORS: dict[str, Callable[[Any], str]] = {
     "downstream-result": downstream_result,
     "dlpack-kit-matrix": dlpack_kit_matrix,
     "status-table": status_table,
+    "results-summary": results_summary,
     "cuda-status": cuda_status,
     "coverage-table": coverage_table,
     "stress-result": stress_result,

@@ -97,7 +97,8 @@ def test_the_hand_written_exceptions_are_still_there() -> None:
 
 #: the generated section each status-bearing page must use
 STATUS_SECTIONS = {
-    "index.md": "status-table",
+    "index.md": "results-summary",
+    "results/index.md": "status-table",
     "guide/devices-cuda.md": "cuda-status",
     "conformance.md": "conformance-result",
     "coverage.md": "coverage-table",
@@ -389,3 +390,26 @@ def test_links_are_relative_to_the_page(hooks: ModuleType) -> None:
     assert "](../conformance.md)" in table and "](dlpack-conformance.md)" in table
     assert "](../benchmarks.md)" in table
     assert "](conformance.md)" in hooks.status_table(None)
+    assert "](conformance.md)" in hooks.results_summary(None)
+
+
+def test_the_results_summary_says_what_each_file_holds(hooks: ModuleType, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ten-second summary: the CPU suite's counts, the consumers' targets, each benchmark's targets
+    (naming those not met), and on a GPU what was measured, with its GPU, or once that nothing was."""
+    summary = hooks.results_summary(None)
+    cpu, gpu = summary.split("**On a GPU**")
+    run = hooks.conformance_run("cpu")
+    assert run.summary in cpu
+    for stem in hooks.BENCHMARK_FILES:
+        record = hooks._bench_record(stem)
+        if record is None or stem in hooks.CUDA_BENCHMARKS:
+            continue
+        assert hooks._targets_met(record) in cpu
+        for name, target in record["targets"].items():
+            assert (hooks.plain(name) in cpu) == (target.get("verdict") == "NOT MET"), name
+    monkeypatch.setenv("DLARRAY_CONFORMANCE_RESULTS", str(tmp_path))
+    assert hooks.results_summary(None).split("**On a GPU**")[1].count("Nothing has been measured on a GPU") == 1
+    _cuda_record(tmp_path, "array_api_tests/test_operators_and_elementwise_functions.py::test_abs[abs]")
+    gpu = hooks.results_summary(None).split("**On a GPU**")[1]
+    assert "NVIDIA H100 80GB HBM3" in gpu and "Nothing else has been measured on a GPU" in gpu
