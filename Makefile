@@ -21,7 +21,7 @@ NEWEST_PYTHON = $(shell python3 .ci/newest_python.py)
 # what each leg must have: a test that needs one of these fails instead of skipping where it is missing
 # (tests/needs.py); the other optional libraries are skipped, with the reason, where absent
 TEST_REQUIRES := torch jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray
-LATEST_TEST_REQUIRES := jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray
+LATEST_TEST_REQUIRES := jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray cubed
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"
@@ -32,7 +32,7 @@ DOWNSTREAM_ARGS ?=
 # `make` alone: the demo (the first rule below would only create .venv)
 .DEFAULT_GOAL := demo
 
-.PHONY: setup demo frameworks kit-results typing test test-latest test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs docs-check bench bench-cuda conformance conformance-cuda conformance-cuda-sim downstream clean
+.PHONY: setup demo frameworks kit-results typing test test-latest test-thorough test-quick test-gpu test-gpu-sim stress docs serve-docs docs-check bench bench-cuda scale-out conformance conformance-cuda conformance-cuda-sim downstream clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -155,6 +155,12 @@ bench-cuda: $(STAMP)
 	$(PY) benchmarks/bench_cuda.py
 	$(PY) benchmarks/plots.py cuda  # bench_cuda.py writes the JSON only
 	$(PY) benchmarks/bench_sklearn.py --device cuda:0  # writes sklearn_cuda.json and its plot
+
+# cubed computing xp.sum(a @ a.T) of a (4000, 4000) array in (1000, 1000) chunks on dlarray and on its
+# numpy backend, with its threads and processes executors: values, times and t(dlarray)/t(numpy);
+# in .venv-latest (cubed needs Python 3.12+); writes benchmarks/results/scale_out.json
+scale-out: $(LATEST_STAMP)
+	$(LATEST_PY) benchmarks/scale_out.py
 
 conformance: $(CONFORMANCE_STAMP)
 	@test -n "$$ARRAY_API_TESTS_DIR" || echo "ARRAY_API_TESTS_DIR is not set: cloning the pinned suite (needs a network)"
