@@ -42,6 +42,10 @@ A page asks for generated content with a marker comment on a line of its own:
 Every result is shown with the date, commit, machine and versions its file records; an absent file
 is said to be absent ("no result file yet"). tests/test_docs_facts.py holds the pages to that.
 
+Search: once the site is written, the entries of the API reference are boosted in
+``search/search_index.json`` (``on_post_build``, ``API_ENTRY_BOOST``), so that with
+``docs/javascripts/search-exact.js`` an entry named as typed is listed first.
+
 The probe runs in a subprocess of the Python that runs MkDocs (the project's virtual environment),
 once per build. The benchmark plots are copied into the site as ``assets/benchmarks/<name>.png``.
 ``DLARRAY_BENCH_RESULTS`` and ``DLARRAY_CONFORMANCE_RESULTS`` point the hooks at other folders.
@@ -60,6 +64,7 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +146,46 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
         return match.group(1) + inner + match.group(3)
 
     return _TABLE_CELL.sub(cell, html)
+
+
+#: how much more an entry of the API reference weighs in search than any other section. With the
+#: exact-word clause docs/javascripts/search-exact.js adds to a query, the entry named as typed comes
+#: before a guide's section with that word in its title ("floor" before "The floor") and before a page
+#: whose title has it ("fft" before the "fft extension" page, which the theme's worker weighs 2.5 times
+#: a section: a boost of 2 leaves the fft entry folded under "more on this page")
+API_ENTRY_BOOST = 3.0
+_API_ENTRY = re.compile(r"#dlarray(?:\.\w+)+$")
+
+
+def is_api_entry(location: str) -> bool:
+    """Whether a search index location is an entry of the API reference: mkdocstrings anchors each
+    object it documents by its Python path (``api/elementwise/#dlarray._elementwise_functions.sin``).
+
+    Parameters
+    ----------
+    location : str
+        A document's ``location`` in ``search/search_index.json``.
+
+    Returns
+    -------
+    bool
+        True for a documented object's section.
+    """
+    return _API_ENTRY.search(location) is not None
+
+
+@event_priority(-100)  # after the search plugin has written the index
+def on_post_build(config: Any) -> None:
+    """Boost the API reference's entries in the search index (``API_ENTRY_BOOST``); the theme's
+    worker passes a document's ``boost`` to lunr."""
+    path = Path(config["site_dir"]) / "search" / "search_index.json"
+    if not path.is_file():  # search switched off
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    for doc in index["docs"]:
+        if is_api_entry(doc["location"]):
+            doc["boost"] = doc.get("boost", 1.0) * API_ENTRY_BOOST
+    path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
 
 
 # ------------------------------------------------------------------------------ the probe

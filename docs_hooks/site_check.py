@@ -14,7 +14,10 @@ protocol over a pipe, so nothing but the Python standard library and the ``chrom
 - a code block or a table wider than the content column (at 1400 x 1000 px by default), every
   ``<details>`` opened first;
 - a word broken across two lines in a table cell (``from_dlpac|k``);
-- a request to any host other than this machine while a page is opened (web fonts, CDN scripts).
+- a request to any host other than this machine while a page is opened (web fonts, CDN scripts);
+- an entry of the API reference not listed first when its name is typed into the search box (the
+  name of every entry of the built search index, one after the other: "sin" must list ``sin``
+  before ``sinh``).
 
 The site is served from a local HTTP server on 127.0.0.1; host names are resolved to nothing, so a
 request that would leave the machine fails at once, and is reported.
@@ -310,6 +313,90 @@ class Browser:
         return result["result"]["value"], requested
 
 
+#: run in a page once it has loaded, with the names to type (a JSON list) appended in a call: each name
+#: typed into the search box in turn; for each, what the result list shows first as the reader sees
+#: it (a page's heading, then its sections ranked as high as its best; not what is folded under
+#: "more on this page"), or null when no result came within 10 s
+_SEARCH = r"""
+(async (names) => {
+  const input = document.querySelector('input[data-md-component="search-query"]');
+  const list = document.querySelector('.md-search-result__list');
+  if (!input || !list) return null;
+  input.focus();
+  const shown = () => [...list.querySelectorAll('a.md-search-result__link')]
+    .filter(a => !a.closest('details'))
+    .slice(0, 6)
+    .map(a => ({page: !!a.querySelector('h1'), anchor: new URL(a.href).hash.slice(1),
+                title: a.querySelector('h1, h2').textContent.trim().replace(/\s+/g, ' ')}));
+  const out = {};
+  for (const name of names) {
+    const rendered = new Promise(resolve => {
+      const observer = new MutationObserver(() => { observer.disconnect(); resolve(true); });
+      observer.observe(list, {childList: true});
+      setTimeout(() => { observer.disconnect(); resolve(false); }, 10000);
+    });
+    input.value = name;
+    input.dispatchEvent(new KeyboardEvent('keyup', {key: name.slice(-1), bubbles: true}));
+    out[name] = (await rendered) ? shown() : null;
+  }
+  return out;
+})
+"""
+
+#: the anchor mkdocstrings gives an object it documents: its Python path
+API_ANCHOR = re.compile(r"#(dlarray(?:\.\w+)+)$")
+
+
+def api_entry_names(site: Path) -> list[str]:
+    """The name of every entry of the API reference in the built search index (each name once, in
+    the index's order): the last part of each section anchored at a documented object's path."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    names = (API_ANCHOR.search(doc["location"]) for doc in index["docs"])
+    return list(dict.fromkeys(match.group(1).rpartition(".")[2] for match in names if match))
+
+
+def first_section(shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first section (not a page's heading) of what the result list shows, or None."""
+    return next((item for item in shown if not item["page"]), None)
+
+
+def search_defects(site: Path, executable: str, names: list[str] | None = None, width: int = 1400,
+                   height: int = 1000) -> Iterator[Defect]:
+    """The names (default: every API entry's, :func:`api_entry_names`) whose entry is not the first
+    section listed when the name is typed into the search box of the home page, in Chromium.
+
+    A page whose own title has the name may be listed above it as a heading; the first section
+    listed must be an entry named so (``#dlarray....<name>``), ignoring case as the search does
+    ("dtype" may list the ``DType`` class or the ``dtype`` property first; ``matmul`` has two entries).
+    """
+    names = api_entry_names(site) if names is None else names
+    server, base = serve(site)
+    browser = Browser(executable, width, height)
+    try:
+        session = browser.open()
+        browser.visit(session, base)
+        result = browser.send("Runtime.evaluate", {"expression": f"{_SEARCH}({json.dumps(names)})",
+                                                   "awaitPromise": True, "returnByValue": True},
+                              session=session, timeout=60 + 2 * len(names))
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"search: {result['exceptionDetails']}")
+        found = result["result"].get("value")
+        if found is None:
+            yield Defect("no search box", "index.html", "the home page has no search input or result list")
+            return
+        for name in names:
+            shown = found[name]
+            first = first_section(shown or [])
+            if first is None or not re.fullmatch(rf"dlarray(?:\.\w+)*\.{re.escape(name)}", first["anchor"],
+                                                 re.IGNORECASE):
+                listed = " | ".join(("# " if item["page"] else "") + item["title"] for item in shown or [])
+                yield Defect("an API entry not listed first when its name is searched", "search",
+                             f"{name!r}: {listed or 'no result'}")
+    finally:
+        browser.close()
+        server.shutdown()
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # the base class's signature
         pass
@@ -397,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         defects += browser_defects(args.site, pages, executable, args.width, args.height)
         print(f"{len(pages)} pages opened in {executable} at {args.width}x{args.height} "
               f"in {time.monotonic() - started:.0f} s")
+        if not args.pages:  # the whole site: its search too
+            started, names = time.monotonic(), api_entry_names(args.site)
+            defects += search_defects(args.site, executable, names, args.width, args.height)
+            print(f"{len(names)} names of API entries searched in {time.monotonic() - started:.0f} s")
     report(defects)
     return 1 if defects else 0
 
