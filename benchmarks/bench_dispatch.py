@@ -8,7 +8,20 @@ Run from the repository root::
 The same operations (float64) run on numpy arrays, dlarray Arrays and array-api-strict Arrays in
 one process; ``overhead = t(library) - t(numpy)``. Targets: on small inputs dlarray's overhead is
 at most a quarter of array-api-strict's; on large inputs dlarray takes at most 5% longer than
-numpy. Writes ``results/dispatch.json`` and ``results/dispatch.png``.
+numpy.
+
+Beside them, the floor (issue 33): ``x + y``, ``sin(x)``, ``sum(x)`` and ``x[2:8]`` on 10 float32
+elements, each as numpy's own call, as dlarray's, and through a ``FloorArray``: about the least a
+pure-Python array can do, one slot holding the numpy array, each operation unwrapping, calling numpy
+and wrapping the result into a new one-slot object, with the standard's signature (``sum`` takes
+``axis``, ``dtype`` and ``keepdims`` and hands them on). numpy's call for ``sum`` is
+``np.add.reduce(a)``, what ``np.sum`` calls after its own Python-level dispatch and what dlarray
+calls. The twelve statements run in the same short rounds (one repeat of 2 ms each per round, in a
+new order each round, 401 rounds); each is taken at its fastest repeat, the time a call costs when
+no other process gets in the way, and each overhead is that minus numpy's. Target: dlarray's
+overhead at most twice the floor's.
+
+Writes ``results/dispatch.json`` and ``results/dispatch.png``.
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ from _harness import (  # noqa: E402
     print_table,
     print_targets,
     ratio,
+    sample_rounds,
     worst,
     write_json,
 )
@@ -164,6 +178,118 @@ def summarize(results: Results, cases: list[Case]) -> tuple[dict[str, Any], list
     return rows_by_case, found
 
 
+# ------------------------------------------------------------------------------ the floor
+FLOOR_BOUND = 2.0  # dlarray overhead / floor overhead, 10 float32 elements
+FLOOR_ELEMENTS = 10
+
+
+class FloorArray:
+    """The floor of a Python array over numpy: one slot, the numpy array; each operation unwraps,
+    calls numpy and wraps the result into a new FloorArray (``object.__new__`` and one store, as
+    ``bench_dlpack.PythonFloor`` wraps a slice). No check, no dtype, no device."""
+
+    __slots__ = ("a",)
+
+    def __add__(self, other: FloorArray, /) -> FloorArray:
+        result = _new_floor(FloorArray)
+        result.a = self.a + other.a
+        return result
+
+    def __getitem__(self, key: Any, /) -> FloorArray:
+        result = _new_floor(FloorArray)
+        result.a = self.a[key]
+        return result
+
+
+_new_floor = object.__new__
+_np_sin = np.sin
+_np_add_reduce = np.add.reduce
+
+
+def floor_sin(x: FloorArray, /) -> FloorArray:
+    """``sin`` of the floor."""
+    result = _new_floor(FloorArray)
+    result.a = _np_sin(x.a)
+    return result
+
+
+def floor_sum(x: FloorArray, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> FloorArray:
+    """``sum`` of the floor, with the standard's signature: its arguments handed on to numpy's
+    reduction (positionally: ``out`` is None)."""
+    result = _new_floor(FloorArray)
+    result.a = _np_add_reduce(x.a, axis, dtype, None, keepdims)
+    return result
+
+
+def _floored(array: np.ndarray) -> FloorArray:
+    floored = _new_floor(FloorArray)
+    floored.a = array
+    return floored
+
+
+# (label, numpy's statement, dlarray's, the floor's); every function bound to a name, so no
+# attribute lookup is timed for anyone
+FLOOR_OPERATIONS = [
+    ("x + y", "a + b", "x + y", "f + g"),
+    ("sin(x)", "np_sin(a)", "dl_sin(x)", "fl_sin(f)"),
+    ("sum(x)", "np_sum(a)", "dl_sum(x)", "fl_sum(f)"),
+    ("x[2:8]", "a[2:8]", "x[2:8]", "f[2:8]"),
+]
+
+
+def run_floor(quick: bool) -> tuple[dict[str, Any], list[Target]]:
+    """Time each operation with numpy, dlarray and the floor in the same rounds (all twelve
+    statements, one short repeat of each per round, shuffled); print the table; return the rows
+    and the targets."""
+    rng = np.random.default_rng(0)
+    a = rng.random(FLOOR_ELEMENTS).astype(np.float32)
+    b = rng.random(FLOOR_ELEMENTS).astype(np.float32)
+    ns: dict[str, Any] = {
+        "a": a, "b": b, "x": dlarray.asarray(a), "y": dlarray.asarray(b), "f": _floored(a), "g": _floored(b),
+        "np_sin": np.sin, "np_sum": np.add.reduce, "dl_sin": dlarray.sin, "dl_sum": dlarray.sum,
+        "fl_sin": floor_sin, "fl_sum": floor_sum,
+    }
+    rounds, min_time = (11, 0.002) if quick else (401, 0.002)
+    print(f"floor: timing {len(FLOOR_OPERATIONS)} operations x 3 in {rounds} rounds", flush=True)
+    jobs = [(stmt, ns) for _, *stmts in FLOOR_OPERATIONS for stmt in stmts]
+    samples, _ = sample_rounds(jobs, rounds, min_time)
+    rows: dict[str, Any] = {}
+    found: list[Target] = []
+    table = []
+    for k, (label, *_) in enumerate(FLOOR_OPERATIONS):
+        # the fastest repeat of each: what a call costs when no other process gets in the way (load
+        # only adds time, and on a shared machine it adds more than the differences measured here)
+        numpy_, dlarray_, floor = [min(times) for times in samples[3 * k : 3 * k + 3]]
+        row = {
+            "numpy_us": numpy_,
+            "dlarray_us": dlarray_,
+            "floor_us": floor,
+            "dlarray_overhead_us": dlarray_ - numpy_,
+            "floor_overhead_us": floor - numpy_,
+        }
+        row["overhead_ratio"] = ratio(row["dlarray_overhead_us"], row["floor_overhead_us"])
+        rows[label] = row
+        target = Target(f"floor {label}: dlarray overhead / floor overhead", row["overhead_ratio"], "<=", FLOOR_BOUND)
+        found.append(target)
+        table.append([
+            label, fmt(numpy_), fmt(dlarray_), fmt(floor), fmt(row["dlarray_overhead_us"]),
+            fmt(row["floor_overhead_us"]), fmt(row["overhead_ratio"]), target.verdict,
+        ])
+    print_table(
+        f"floor: {FLOOR_ELEMENTS} float32 elements (times in us, the fastest of {rounds} rounds; verdict on "
+        f"dl over / floor over <= {FLOOR_BOUND:g})",
+        ["operation", "numpy", "dlarray", "floor", "dl over", "floor over", "dl/floor over", "verdict"],
+        table,
+    )
+    per_op = {label: row["overhead_ratio"] for label, row in rows.items()}
+    found.append(Target("floor all operations (worst): dlarray overhead / floor overhead",
+                        worst(per_op.values(), "<="), "<=", FLOOR_BOUND, per_op))
+    numpy_calls = {label: stmt.replace("np_sin", "np.sin").replace("np_sum", "np.add.reduce")
+                   for label, stmt, _, _ in FLOOR_OPERATIONS}
+    return {"dtype": "float32", "elements": FLOOR_ELEMENTS, "rounds": rounds, "numpy_calls": numpy_calls,
+            "operations": rows}, found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller large case, short repeats (a smoke run)")
@@ -186,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     rows_by_case, found = summarize(results, cases)
     for name, used in case_settings.items():
         rows_by_case[name]["timing"] = {"min_time_s": used.min_time, "repeats": used.repeats}
+    floor_rows, floor_targets = run_floor(args.quick)
+    found += floor_targets
     print_targets([t for t in found if "all operations" in t.name])
 
     write_json(
@@ -196,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             "dtype": "float64",
             "environment": environment(settings, args.quick, LIBRARIES),
             "cases": rows_by_case,
+            "floor": floor_rows,
             "timings": results.as_dict(),
             "errors": results.errors,
             "targets": {t.name: t.as_dict() for t in found},

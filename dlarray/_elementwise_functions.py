@@ -18,10 +18,11 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ._array import Array, scalar_operand, wrap
+from ._array import Array, _new, scalar_operand, wrap
+from ._cuda import LEGACY_DEFAULT_STREAM as _NEW_STREAM
 from ._devices import CPU, devices_differ
 from ._docs import declared, parameter_names
-from ._dtypes import PYTHON_SCALARS
+from ._dtypes import BY_NUMPY, PYTHON_SCALARS, DType
 from ._elementwise_docs import INTEGER_COMPUTED, SAME, docstring
 
 # in the order of the API reference's page (``members_order: __all__``)
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 _HOST_XP = CPU.backend.xp
+_ndarray = np.ndarray
 _Scalar = TypeVar("_Scalar")
 _Function = TypeVar("_Function", bound=Callable[..., Array])
 
@@ -134,6 +136,71 @@ def _with_parts(xp: Any, like: Any, real: Any, imag: Any) -> Any:
 UFUNCS: dict[str, str] = {}
 
 
+# The first path of the functions (and operators) that are one ufunc call: Arrays on the CPU whose
+# numpy view is made already go straight to numpy's ufunc, and its result straight to the Array's
+# constructor, as ``wrap`` makes it (new host memory: on the CPU, nothing pending on a stream). A
+# ufunc called without ``out=`` returns new memory, never a view, so the only other result is a
+# numpy scalar (0-d operands), which ``wrap`` takes. Anything else (a Python scalar, another device,
+# an Array not viewed yet) goes to ``general``, the long way: the same results, every refusal. On
+# 10-element arrays the call is most of the time; issue 33 holds it to twice a one-slot wrapper's.
+# The result's dtype is remembered by the operands' dtype: numpy's ufuncs choose it from the
+# operands' dtypes alone (NEP 50), and reading it from the result (``result.dtype``, then a lookup
+# hashing numpy's dtype) costs as much as every check of the path together.
+
+
+def host_first_unary(host: Callable[[Any], Any], general: Callable[[Any], Array]) -> Callable[[Any], Array]:
+    """A unary function computed by the numpy ufunc ``host`` on the CPU, ``general`` elsewhere."""
+    results: dict[str, DType] = {}  # the name of the operand's dtype -> the result's
+
+    def function(x: Any, /) -> Array:
+        if type(x) is Array and x._device is CPU:
+            native = x._native
+            if native is not None:
+                result = host(native)
+                if type(result) is _ndarray:
+                    try:
+                        dtype = results[x._dtype.name]
+                    except KeyError:
+                        dtype = results[x._dtype.name] = BY_NUMPY[result.dtype]
+                    return _new(result, result, dtype, CPU, _NEW_STREAM)
+                return wrap(result)
+        return general(x)
+
+    return function
+
+
+def host_first_binary(host: Callable[[Any, Any], Any], general: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """A binary function (or forward operator) computed by the numpy ufunc ``host`` for two Arrays
+    on the CPU, ``general`` for anything else."""
+    results: dict[str, DType] = {}  # the name of the operands' dtype (when they have one) -> the result's
+
+    def function(x1: Any, x2: Any, /) -> Any:
+        if type(x1) is Array and type(x2) is Array and x1._device is CPU and x2._device is CPU:
+            a = x1._native
+            b = x2._native
+            if a is not None and b is not None:
+                result = host(a, b)
+                if type(result) is _ndarray:
+                    dtype = x1._dtype
+                    if dtype is x2._dtype:
+                        try:
+                            dtype = results[dtype.name]
+                        except KeyError:
+                            dtype = results[dtype.name] = BY_NUMPY[result.dtype]
+                    else:
+                        dtype = BY_NUMPY[result.dtype]
+                    return _new(result, result, dtype, CPU, _NEW_STREAM)
+                return wrap(result)
+        return general(x1, x2)
+
+    return function
+
+
+#: The numpy ufunc of each binary function declared as one ufunc call (the operators take the
+#: same CPU path, :func:`host_first_binary`).
+HOST_UFUNCS: dict[str, Callable[[Any, Any], Any]] = {}
+
+
 def _documented(category: Category[Any]) -> Callable[[_Function], _Function]:
     """Give a function its docstring, composed from its record, its signature and ``category``."""
 
@@ -159,9 +226,12 @@ def _unary(
     if complex_case is None:
         UFUNCS[name] = ufunc
 
-        def function(x: Array, /) -> Array:
+        def general(x: Array, /) -> Array:
             xp, native = _operand(x)
             return wrap((host if xp is _HOST_XP else getattr(xp, ufunc))(native))
+
+        function = host_first_unary(host, general)
+        function.__annotations__ = {"x": "Array", "return": "Array"}
 
     else:
         fix_up: Callable[[Any, Any], Any] = complex_case
@@ -182,10 +252,12 @@ def _binary(
     each an Array or a Python scalar of ``category``."""
     host = getattr(_HOST_XP, ufunc)  # looked up once; another device's namespace at each call
 
-    def function(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
+    def general(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         xp, a, b = _operands(x1, x2)
         return wrap((host if xp is _HOST_XP else getattr(xp, ufunc))(a, b))
 
+    function = host_first_binary(host, general)
+    HOST_UFUNCS[name] = host
     UFUNCS[name] = ufunc
     operand = f"Array | {category.scalars}"
     function.__annotations__ = {"x1": operand, "x2": operand, "return": "Array"}

@@ -82,6 +82,22 @@ def _forward(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     return method
 
 
+def _forward_first_on_cpu(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
+    """The forward operator of ``function``: where it is one numpy ufunc call, two Arrays on the
+    CPU go straight to the ufunc (``ew.host_first_binary``, the function's own first path, here
+    without the call of the function in between); every other operand as :func:`_forward` takes it."""
+    host = ew.HOST_UFUNCS.get(function.__name__)
+    if host is None:
+        return _forward(function)
+    method = ew.host_first_binary(host, _forward(function))
+    # the operator's own: its operands named (self, other, /), not the function's (x1, x2, /), and
+    # this module's, where the operators are made (the API reference links it here)
+    names = method.__code__.co_varnames
+    method.__code__ = method.__code__.replace(co_varnames=("self", "other", *names[2:]))
+    method.__module__ = __name__
+    return method
+
+
 def _reflected(function: Callable[..., Array]) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any, /) -> Any:
         if type(other) is not Array and type(other) not in PYTHON_SCALARS:
@@ -145,13 +161,13 @@ def _install() -> tuple[str, ...]:
     """Set the operators on Array; their names, in table order."""
     methods: dict[str, Callable[..., Any]] = {}
     for symbol, function in BINARY:
-        methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
+        methods[f"__{symbol}__"] = document(_forward_first_on_cpu(function), symbol, function, "forward")
         methods[f"__r{symbol}__"] = document(_reflected(function), symbol, function, "reflected")
         ufunc = ew.UFUNCS.get(function.__name__)
         in_place_method = _in_place_power if symbol == "pow" else _in_place(function, ufunc)
         methods[f"__i{symbol}__"] = document(in_place_method, symbol, function, "in-place")
     for symbol, function in COMPARISONS:
-        methods[f"__{symbol}__"] = document(_forward(function), symbol, function, "forward")
+        methods[f"__{symbol}__"] = document(_forward_first_on_cpu(function), symbol, function, "forward")
     for symbol, function in UNARY:
         methods[f"__{symbol}__"] = document(_unary(function), symbol, function, "unary")
     methods.update(__matmul__=document_matmul(_matmul, "forward"),

@@ -17,9 +17,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from ._args import INTEGER_KINDS, Axis, axis_argument, backend_array, normalize_axis, reduction_axes, scalar_value, xp_of
-from ._array import Array, wrap
+from ._array import Array, _new, wrap
+from ._cuda import LEGACY_DEFAULT_STREAM as _NEW_STREAM
+from ._devices import CPU
 from ._docs import Doc, Sections, declare, entries, section
-from ._dtypes import DType, as_dtype
+from ._dtypes import BY_NUMPY, DType, as_dtype
 
 __all__ = [
     "cumulative_prod",
@@ -66,15 +68,48 @@ def _accumulation_dtype(x: Array, dtype: Any, name: str) -> np.dtype:
     """
     if dtype is not None:
         return _numpy_dtype(dtype, name)
-    kind = x._dtype.category
+    accumulated = _default_accumulation(x._dtype)
+    if accumulated is None:
+        raise TypeError(f"{name}() cannot compute with {x._dtype.name} arrays")
+    return accumulated
+
+
+def _default_accumulation(dtype: DType) -> np.dtype | None:
+    """The dtype ``sum``/``prod`` accumulate ``dtype`` in without a ``dtype=`` argument (None for a
+    dtype no backend computes with)."""
+    kind = dtype.category
     if kind == "signed integer" or kind == "bool":
         return _INT64
     if kind == "unsigned integer":
         return _UINT64
-    numpy_dtype = x._dtype.numpy_dtype
-    if numpy_dtype is None:
-        raise TypeError(f"{name}() cannot compute with {x._dtype.name} arrays")
-    return numpy_dtype
+    return dtype.numpy_dtype
+
+
+def _host_accumulation() -> dict[str, tuple[np.dtype, DType]]:
+    """The name of each dtype numpy computes with -> the dtype ``sum`` and ``prod`` accumulate and
+    return it in, as numpy's and as dlarray's: for their first path (keyed by name: a str keeps
+    its hash, a numpy dtype's is worked out at every lookup)."""
+    found = {}
+    for dtype in BY_NUMPY.values():
+        accumulated = _default_accumulation(dtype)
+        if accumulated is not None:
+            found[dtype.name] = (accumulated, BY_NUMPY[accumulated])
+    return found
+
+
+def _returns_arrays() -> bool:
+    """Whether numpy's reductions take ``out=...`` (numpy 2.3 and newer): a 0-d array back, where
+    they give a numpy scalar otherwise (that ``wrap`` would copy into a 0-d array)."""
+    try:
+        np.add.reduce(np.zeros(1), out=...)
+    except TypeError:
+        return False
+    return True
+
+
+_HOST_ACCUMULATION = _host_accumulation()
+# numpy's reductions for the first path of sum and prod; none before numpy 2.3 (the general path)
+_HOST_REDUCTIONS = {"sum": np.add.reduce, "prod": np.multiply.reduce} if _returns_arrays() else {}
 
 
 def _full(xp: Any, shape: tuple[int, ...], value: Any, dtype: Any) -> Array:
@@ -226,11 +261,22 @@ class _Spread(Protocol):
 
 def _accumulation(name: str) -> _Accumulation:
     """``sum`` or ``prod``: the backend's reduction in the standard's accumulation dtype."""
+    host = _HOST_REDUCTIONS.get(name)
 
     def function(
         x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None,
         keepdims: bool = False,
     ) -> Array:
+        # The commonest call, over every element of a CPU array numpy views already, in the
+        # default dtype: numpy's reduction called as the host backend's reduce calls it, its 0-d
+        # result made an Array as wrap makes new host memory one. Any other call, the general
+        # path: the same Arrays, and every refusal.
+        if axis is None and dtype is None and keepdims is False and type(x) is Array and x._device is CPU:
+            native = x._native
+            if native is not None and host is not None:
+                accumulated, result_dtype = _HOST_ACCUMULATION[x._dtype.name]
+                result = host(native, None, accumulated, out=...)
+                return _new(result, result, result_dtype, CPU, _NEW_STREAM)
         return _reduction(x, axis, keepdims, name, dtype)
 
     return declare(function, name, _DOCS[name], words=_WORDS, errors=_ERRORS)
