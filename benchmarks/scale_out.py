@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import RESULTS_DIR, fmt, print_table, ratio, run_context, versions, write_json  # noqa: E402
+from _harness import RESULTS_DIR, cpu_model, fmt, print_table, ratio, run_context, versions, write_json
 
 BACKENDS = ("numpy", "dlarray")
 EXECUTORS = ("threads", "processes")
@@ -98,7 +98,20 @@ def compute_once(executor_name: str, shape: tuple[int, int], chunks: tuple[int, 
 
 def run_child(backend: str, executor_name: str, shape: tuple[int, int], chunks: tuple[int, int],
               allowed_mem: str) -> dict[str, Any]:
-    """One measurement in a fresh process, cubed's backend set by its environment variable."""
+    """One measurement in a fresh process, cubed's backend set by its environment variable.
+
+    Parameters
+    ----------
+    backend : str
+        ``numpy`` (the variable unset: cubed's default) or the module to name in it (``dlarray``).
+    executor_name, shape, chunks, allowed_mem
+        As for :func:`compute_once`.
+
+    Returns
+    -------
+    dict
+        What :func:`compute_once` measured in the child.
+    """
     env = dict(os.environ)
     env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
     if backend != "numpy":
@@ -109,9 +122,8 @@ def run_child(backend: str, executor_name: str, shape: tuple[int, int], chunks: 
     if done.returncode != 0:
         raise SystemExit(f"cubed on {backend}, {executor_name} executor, failed:\n{done.stdout}\n{done.stderr[-4000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
-    expected = "numpy" if backend == "numpy" else backend
-    if measured["backend"] != expected:
-        raise SystemExit(f"the child computed with {measured['backend']}, not {expected}")
+    if measured["backend"] != backend:
+        raise SystemExit(f"the child computed with {measured['backend']}, not {backend}")
     return measured
 
 
@@ -179,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "chunks": list(chunks),
         "rounds": rounds,
         "allowed_mem": args.allowed_mem,
-        "environment": {"quick": args.quick, **run_context(),
+        "environment": {"quick": args.quick, **run_context(), "cpu_model": cpu_model(),
                         "versions": versions(["numpy", "dlarray", "cubed", "zarr"])},
         "executors": results,
     }

@@ -99,7 +99,7 @@ def _run(backend: str | None, work_dir: Path) -> dict[str, Any]:
     if backend is not None:
         env["CUBED_BACKEND_ARRAY_API_MODULE"] = backend
     done = subprocess.run([sys.executable, "-c", _SCRIPT, str(work_dir)], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
+                          text=True, timeout=300, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -182,3 +182,61 @@ def test_the_numpy_only_calls_are_those_the_guide_names(runs: dict[str, dict[str
         assert ours[name].startswith(f"{error}: ") and message in ours[name], (name, ours[name])
         assert f"`cubed.{name}`" in guide or f"`xp.{name}`" in guide, name
         assert call in guide, call
+
+
+_ON_CUDA = r"""
+import json
+import cubed, cubed.random
+import cubed.array_api as xp
+import dlarray
+
+found = {"default_device": str(dlarray.__array_namespace_info__().default_device())}
+cases = {
+    "ones": lambda: xp.sum(xp.ones((4, 4), chunks=(2, 2))),
+    "random + 1": lambda: cubed.random.random((4, 4), chunks=(2, 2)) + 1,
+}
+for name, case in cases.items():
+    try:
+        case().compute()
+        found[name] = "computed"
+    except Exception as error:
+        found[name] = f"{type(error).__name__}: {error}"
+print(json.dumps(found))
+"""
+
+
+def test_device_chunks_stop_where_the_guide_says(tmp_path: Path) -> None:
+    """With dlarray's default device on CUDA (here the suite's stand-in for cupy, numpy playing it
+    without a GPU: conformance/simulated_cuda), cubed 0.28 hands a device chunk to ``np.asarray`` to
+    store it, which dlarray refuses, and makes chunks from numpy arrays on the CPU, where they meet
+    device arrays: what docs/guide/scaling-out.md says of CUDA."""
+    env = dict(os.environ, CUBED_BACKEND_ARRAY_API_MODULE="dlarray", DLARRAY_DEFAULT_DEVICE="cuda:0",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "conformance" / "simulated_cuda"), str(ROOT),
+                                                        os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", _ON_CUDA], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["default_device"] == "cuda:0"
+    stored = "TypeError: an array on cuda:0 is not converted to numpy implicitly"
+    assert found["ones"].startswith(stored), found["ones"]
+    assert found["random + 1"].startswith("ValueError: arrays are on different devices"), found["random + 1"]
+    guide = (ROOT / "docs" / "guide" / "scaling-out.md").read_text()
+    assert stored.split(": ", 1)[1] in guide and "arrays are on different devices" in guide
+
+
+def test_scale_out_quick(tmp_path: Path) -> None:
+    """benchmarks/scale_out.py (make scale-out) runs and writes its JSON: a smoke run, threads only;
+    no time is asserted."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scale_out.py"), "--quick", "--executors",
+                           "threads", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    assert "bit-identical" in done.stdout
+    result = json.loads((tmp_path / "scale_out.json").read_text())
+    assert result["benchmark"] == "scale_out" and result["environment"]["quick"] is True
+    threads = result["executors"]["threads"]
+    assert threads["values_bit_identical"]
+    assert [run["result_type"] for run in threads["runs"]["dlarray"]] == ["dlarray._array.Array"]
+    assert [run["result_type"] for run in threads["runs"]["numpy"]] == ["numpy.ndarray"]
+    assert threads["runs"]["dlarray"][0]["value_hex"] == threads["runs"]["numpy"][0]["value_hex"]
