@@ -121,7 +121,21 @@ def _targets_table(targets: dict[str, dict[str, Any]], names: list[str] | None =
 
 
 def environment_line(env: dict[str, Any], script: str) -> str:
-    """When, at which commit, on which machine (CPU model, cores, load) and with what a result was measured."""
+    """When and by which script a result was measured, in one line; at which commit, on which machine
+    (CPU model, cores, load) and with which versions, folded away under it (as on the Results page).
+
+    Parameters
+    ----------
+    env : dict
+        The result file's ``environment``.
+    script : str
+        The script (and its arguments) under ``benchmarks/`` that wrote the file.
+
+    Returns
+    -------
+    str
+        Markdown: the line, the folded details, and a note when the run was a quick one.
+    """
     versions = ", ".join(
         f"{name} {version}" for name, version in (env.get("versions") or {}).items() if version
     )
@@ -130,12 +144,15 @@ def environment_line(env: dict[str, Any], script: str) -> str:
     cpu = env.get("cpu_model") or (
         "CPU model not recorded (this file predates that field; the next run of the script records it)"
     )
-    line = (
-        f"Measured {env.get('time', '?')} by `benchmarks/{script}`"
-        + (f" at commit `{commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}`" if commit else "")
-        + f". Machine: {cpu}, {env.get('cpu_count', '?')} logical CPUs, {env.get('platform', '?')}"
+    details = (
+        (f"At commit `{commit[:12]}{'+dirty' if commit.endswith('+dirty') else ''}`. " if commit else "")
+        + f"Machine: {cpu}, {env.get('cpu_count', '?')} logical CPUs, {env.get('platform', '?')}"
         + (f", load average {load[0]:.1f} when it started" if load else "")
-        + f". Python {env.get('python', '?')}; {versions}.\n"
+        + f". Python {env.get('python', '?')}; {versions}."
+    )
+    line = (
+        f"Measured {str(env.get('time', '?')).replace('T', ' ', 1)} by `benchmarks/{script}`.\n\n"
+        f'??? info "Machine, commit and versions"\n    {details}\n'
     )
     if env.get("quick"):
         line += (

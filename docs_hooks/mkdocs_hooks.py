@@ -474,6 +474,30 @@ def downstream_counts(record: dict[str, Any], suite: str, namespace: str) -> str
                      if counts.get(k, 0) or k in ("passed", "failed", "error"))
 
 
+def downstream_brief(record: dict[str, Any], suite: str, namespace: str) -> str:
+    """One namespace's outcomes in one suite for the ten-second summary: passed, and failed and errors
+    when there are any (skips, xfails and xpasses are on the conformance page).
+
+    Parameters
+    ----------
+    record : dict
+        ``conformance/results/downstream.json``.
+    suite : str
+        The suite (``scikit-learn``, ``scipy``).
+    namespace : str
+        The namespace the suite ran with.
+
+    Returns
+    -------
+    str
+        For instance "1075 passed, 1 failed".
+    """
+    counts = record["suites"][suite]["counts"][namespace]
+    words = {"error": "errors"}
+    return ", ".join(f"{counts.get(k, 0)} {words.get(k, k)}" for k in ("passed", "failed", "error")
+                     if counts.get(k, 0) or k == "passed")
+
+
 def _target_value(target: dict[str, Any]) -> str:
     if target.get("ran") is not None:
         counted = target["ran"] - target.get("suite_caused", 0)
@@ -679,7 +703,7 @@ def cpu_summary(page: Any) -> list[str]:
         verdicts = [target["verdict"] for target in downstream["targets"].values()]
         standin = downstream["standin"]
         lines.append(f"{consumers}: {verdicts.count('MET')} of {counted(len(verdicts), 'target')} met; "
-                     + "; ".join(f"{suite} with {standin}: {downstream_counts(downstream, suite, standin)}"
+                     + "; ".join(f"{suite} with {standin}: {downstream_brief(downstream, suite, standin)}"
                                  for suite in downstream["suites"])
                      + f" ({_date(downstream['environment'])})")
     for stem, (title, *_rest) in SECTIONS.items():
