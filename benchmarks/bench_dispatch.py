@@ -267,7 +267,8 @@ def run_floor(quick: bool) -> tuple[dict[str, Any], list[Target]]:
             "dlarray_overhead_us": dlarray_ - numpy_,
             "floor_overhead_us": floor - numpy_,
         }
-        row["overhead_ratio"] = ratio(row["dlarray_overhead_us"], row["floor_overhead_us"])
+        # a ratio of overheads means nothing where the floor adds nothing measurable
+        row["overhead_ratio"] = ratio(row["dlarray_overhead_us"], row["floor_overhead_us"]) if floor > numpy_ else None
         rows[label] = row
         target = Target(f"floor {label}: dlarray overhead / floor overhead", row["overhead_ratio"], "<=", FLOOR_BOUND)
         found.append(target)
