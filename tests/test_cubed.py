@@ -63,12 +63,21 @@ found["results"] = {name: {"type": f"{type(value).__module__}.{type(value).__qua
                            "values": np.asarray(value).tolist()}
                     for name, value in zip(lazy, computed)}
 
-# one value, bit for bit, on the threads and on a worker process (spawn: it imports cubed itself)
-found["values"] = {}
+# one value, bit for bit, on the threads and on a worker process (spawn: it imports cubed itself),
+# and what the chunks are where the tasks run: 1 for a dlarray Array, 0 for anything else
+def chunk_is_dlarray(x):
+    import dlarray
+    from cubed.backend_array_api import namespace
+    return namespace.full(x.shape, 1.0 if isinstance(x, dlarray.Array) else 0.0)
+
+found["values"], found["chunks_are_dlarrays"] = {}, {}
 for name, executor in (("threads", threads), ("processes", create_executor("processes", {"max_workers": 1}))):
     random.seed(1)
     b = cubed.random.random((60, 60), chunks=(30, 30), spec=spec)
-    found["values"][name] = float(xp.sum(b @ b.T).compute(executor=executor)).hex()
+    value, kinds = cubed.compute(xp.sum(b @ b.T), xp.min(cubed.map_blocks(chunk_is_dlarray, b, dtype=b.dtype)),
+                                 executor=executor)
+    found["values"][name] = float(value).hex()
+    found["chunks_are_dlarrays"][name] = float(kinds)
 
 # cubed's functions that call numpy-only functions or keywords on their chunks
 c = xp.asarray(np.arange(24.0).reshape(4, 6), chunks=(2, 3), spec=spec)
@@ -157,6 +166,9 @@ def test_the_same_value_as_cubeds_numpy_backend(runs: dict[str, dict[str, Any]])
     assert set(ours) == {"threads", "processes"}
     assert ours == runs["numpy"]["values"]
     assert ours["threads"] == ours["processes"]
+    # the tasks computed on dlarray chunks, in the worker process too; on numpy's backend, on numpy's
+    assert runs["dlarray"]["chunks_are_dlarrays"] == {"threads": 1.0, "processes": 1.0}
+    assert runs["numpy"]["chunks_are_dlarrays"] == {"threads": 0.0, "processes": 0.0}
 
 
 #: what each of cubed's functions asks of its chunk namespace that the standard does not have:
