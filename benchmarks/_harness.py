@@ -137,16 +137,18 @@ def measure_against(
     so on a shared machine the median of such ratios moves far less than a ratio of medians taken
     seconds apart."""
     samples, _ = sample_rounds([(stmt, namespace) for stmt in [reference, *statements]], rounds, min_time)
-    base = samples[0]
-    found = []
-    for times in samples[1:]:
-        ratios = [t / b for t, b in zip(times, base)]
-        low, _, high = statistics.quantiles(ratios, n=4)
-        found.append(Against(
-            statistics.median(times), statistics.median(base), statistics.median(ratios), (low, high),
-            statistics.median(t - b for t, b in zip(times, base)),
-        ))
-    return found
+    return [against(times, samples[0]) for times in samples[1:]]
+
+
+def against(times: list[float], base: list[float]) -> Against:
+    """``times`` compared with ``base``, both timed in the same rounds (``sample_rounds``), round by
+    round: the medians, and the median (and quartiles) of the ratio and of the difference."""
+    ratios = [t / b for t, b in zip(times, base)]
+    low, _, high = statistics.quantiles(ratios, n=4)
+    return Against(
+        statistics.median(times), statistics.median(base), statistics.median(ratios), (low, high),
+        statistics.median([t - b for t, b in zip(times, base)]),
+    )
 
 
 @dataclass

@@ -1484,12 +1484,13 @@ def _new(
 
 def _adopt(
     owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
-    dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int,
+    dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int, version: object = None,
 ) -> Array:
     """An Array over validated DLPack fields; ``owner`` keeps the memory alive.
 
-    The import hot path: the core's ``import_with`` calls it with the fields it has just read, so
-    no tuple is built between reading a struct and filling the Array's slots.
+    The import hot path: the core's ``import_with`` and ``consume_capsule`` call it with the fields
+    they have just read (``consume_capsule`` adds the DLPack version, which the Array does not
+    keep), so no tuple is built between reading a struct and filling the Array's slots.
     """
     try:
         device = _DEVICE_CACHE[device_type, device_id]

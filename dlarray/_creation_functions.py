@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,7 @@ from ._dtypes import (
 )
 from . import _interfaces
 from ._args import scalar_device, scalar_value, xp_of
-from ._producers import export_with, fast_import_for, import_refusal_for
+from ._producers import export_again, export_with, fast_import_for, import_refusal_for
 from ._float_formats import encode
 from ._storage import bits_dtype, bits_view
 from ._docs import Sections, entries, section
@@ -149,7 +150,8 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
             array = _copied_numpy(x, copy, for_asarray=False)
             copy = None
     elif kind is CapsuleType:
-        array = Array._from_tensor(*consume_capsule(x))
+        alone = _references(x) == _ALONE  # before the call: an argument pushed for it counts too
+        array = consume_capsule(x, _adopt, alone)
     else:
         array = None
     if array is None:
@@ -159,10 +161,18 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         if (refusal := import_refusal_for(kind)) is not None:
             refusal(x)  # what dlarray refuses although the producer's __dlpack__ would not
         if target is None and copy is None:
-            try:  # a producer from before DLPack 1.0 takes no keywords: asked again without them
-                capsule = export_with(method, max_version=_DLPACK_VERSION)
+            try:
+                try:  # export_with, written out: the general import path
+                    capsule = method(max_version=_DLPACK_VERSION)
+                except TypeError as error:  # a producer from before DLPack 1.0: asked again without keywords
+                    capsule = export_again(method, error, max_version=_DLPACK_VERSION)
             except BufferError as refusal:
                 capsule = _asked_for_a_copy(method, refusal)
+            alone = _references(capsule) == _ALONE  # before the call: an argument pushed for it counts too
+            if not _interfaces.described_otherwise(x):
+                # the general path's common case: no other description to cross-check, and with no
+                # device or copy asked for, the producer's IS_COPIED changes nothing
+                return consume_capsule(capsule, _adopt, alone)
         else:
             # What is asked, then what the producer may manage where it refuses that (BufferError),
             # the rest done here below, as for an array, a numpy array or a capsule: the data
@@ -181,11 +191,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                         raise
                     continue
                 break
-        info, owner = consume_capsule(capsule)
-        array = Array._from_tensor(info, owner)
-        flags = info.flags
-        if (not flags & _READ_ONLY_OR_COPIED and info.device_type == _CPU_TYPE
-                and _interfaces.read_only_elsewhere(x)):
+            alone = _references(capsule) == _ALONE
+        array, flags, device_type = consume_capsule(capsule, _imported, alone)
+        if not flags & _READ_ONLY_OR_COPIED and device_type == _CPU_TYPE and _interfaces.read_only_elsewhere(x):
             # its buffer or __array_interface__ says read-only where its capsule did not: the
             # strictest answer of the ways the object describes its memory is kept
             array = array._as_read_only()
@@ -203,6 +211,29 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
     if copy:
         return array._copy()
     return array
+
+
+def _references_of_a_local() -> int:
+    local = object()
+    return _references(local)
+
+
+_references = sys.getrefcount
+#: What ``_references(x)`` says in ``from_dlpack`` of an object only that frame holds (a capsule a
+#: producer has just returned, or a temporary passed in): measured on an object held the same way,
+#: since the count an argument adds differs between Python versions. Then no other code can reach
+#: the capsule, and ``consume_capsule(..., alone=True)`` may keep it as the owner.
+_ALONE = _references_of_a_local()
+
+
+def _imported(
+    owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype_code: int,
+    dtype_bits: int, device_type: int, device_id: int, flags: int, version: tuple[int, int] | None,
+) -> tuple[Array, int, int]:
+    """``consume_capsule``'s builder for from_dlpack: the Array, and the flags and device type
+    from_dlpack's checks after an import read (the Array keeps no IS_COPIED)."""
+    array = _adopt(owner, data, byte_offset, shape, strides, dtype_code, dtype_bits, device_type, device_id, flags)
+    return array, flags, device_type
 
 
 def _asked_for_a_copy(method: Callable[..., Any], refusal: BufferError) -> Any:

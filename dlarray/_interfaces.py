@@ -193,6 +193,22 @@ def buffer_is_read_only(obj: object) -> bool:
         return False
 
 
+def described_otherwise(obj: object) -> bool:
+    """Whether ``obj`` also describes its memory through the buffer protocol or an
+    ``__array_interface__``: what :func:`read_only_elsewhere` reads. False for nearly every DLPack
+    producer, whose import then needs no cross-check; a property that raises counts as one (the
+    cross-check decides)."""
+    known = _buffer_types.get(type(obj))  # supports_buffer's answer, looked up here: the hot path
+    if known is None:
+        known = supports_buffer(obj)
+    if known:
+        return True
+    try:
+        return getattr(obj, "__array_interface__", None) is not None  # no exception made where it is absent
+    except Exception:
+        return True
+
+
 def read_only_elsewhere(obj: object) -> bool:
     """Whether ``obj``'s buffer protocol or ``__array_interface__`` says its memory is read-only.
 

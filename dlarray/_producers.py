@@ -266,7 +266,17 @@ def export_with(method: Callable[..., Any], **keywords: Any) -> Any:
     try:
         return method(**keywords)
     except TypeError as error:
-        taken = _keywords_taken(method, keywords, error)
-        if taken is None:
-            raise
+        return export_again(method, error, **keywords)
+
+
+def export_again(method: Callable[..., Any], error: TypeError, **keywords: Any) -> Any:
+    """What :func:`export_with` does once ``method(**keywords)`` raised ``error``: call it again
+    with the keywords it takes, where it does not take them all; else raise ``error``.
+
+    For a caller that makes the first call itself (``from_dlpack``'s general path: no frame and no
+    keyword dict in between on the way every producer takes).
+    """
+    taken = _keywords_taken(method, keywords, error)
+    if taken is None:
+        raise error
     return method(**taken)

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 import producer
-from producer import ExchangeProducer, Producer, make_capsule
+from producer import AloneProducer, ExchangeProducer, Producer, deleter_calls, make_capsule
 
 import dlarray as xp
 from dlarray.testing._capsules import DeleterWatch, capsule_name
@@ -51,6 +51,7 @@ PACKAGE = str(Path(xp.__file__).resolve().parent) + os.sep
 PRODUCER_CODE = PACKAGE + "testing" + os.sep  # the synthetic producer: not dlarray's import
 UNUSED = (b"dltensor_versioned", b"dltensor")
 _NEVER_INTERRUPTED = frozenset(dis.opmap[name] for name in ("NOP", "PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE"))
+_POINT_EVENTS = ("opcode", "line") if sys.version_info >= (3, 12) else ("opcode",)
 
 
 class Interrupt:
@@ -75,7 +76,10 @@ class Interrupt:
         # on the line of a ``return`` inside an ``except``): raised there, the thread's handled
         # exception stays set, holding what it refers to. A NOP (the trace of a ``try:`` line) lies
         # outside every handler's range, as an instruction that cannot raise.
-        if event == "call" or (event == "opcode" and frame.f_lineno is not None
+        # Python 3.12+ delivers no opcode events in a code object's first run after tracing was
+        # switched on (each attempt switches it on anew): its line events, at each line's first
+        # instruction, are points there too.
+        if event == "call" or (event in _POINT_EVENTS and frame.f_lineno is not None
                                and frame.f_code.co_code[frame.f_lasti] not in _NEVER_INTERRUPTED):
             self.seen += 1
             if self.seen == self.k:
@@ -201,6 +205,28 @@ def producer_object(kind: type, copy: bool | None = None, **fields: Any) -> Call
     return attempt
 
 
+def alone_producer(temporary: bool = False, **fields: Any) -> Callable[[int, list[str]], Attempt]:
+    """A producer that keeps no reference to its capsules (``from_dlpack`` holds the only one: the
+    capsule, unrenamed, becomes the owner), or with ``temporary`` a capsule of it passed in as a
+    temporary. Afterwards each tensor's deleter has run exactly once (the capsule's destructor or,
+    for an unknown major version, dlarray's owner)."""
+
+    def attempt(k: int, problems: list[str]) -> Attempt:
+        obj = AloneProducer(shape=(2, 3), **fields)
+        if temporary:
+            tried = Attempt(k, lambda: xp.from_dlpack(obj.__dlpack__(max_version=(1, 3))))
+        else:
+            tried = Attempt(k, lambda: xp.from_dlpack(obj))
+        where = f"k={k} at {tried.where or 'end'}"
+        tried.drop()
+        for one in obj.made:
+            if deleter_calls.get(one.serial, 0) != 1:
+                problems.append(f"{where}: deleter of tensor {one.serial} ran {deleter_calls.get(one.serial, 0)} times")
+        return tried
+
+    return attempt
+
+
 def torch_tensor(make: Callable[[], Any]) -> Callable[[int, list[str]], Attempt]:
     """A torch tensor (borrowed, or through the exchange API's managed import): the tensor's
     use count must come back to what it was (torch's deleter releases the reference it took)."""
@@ -280,6 +306,11 @@ SCENARIOS: dict[str, Callable[[int, list[str]], Attempt]] = {
     "numpy-capsule": numpy_capsule,
     "producer": producer_object(Producer),
     "producer-copy": producer_object(Producer, copy=True),
+    "producer-alone": alone_producer(),
+    "producer-alone-legacy": alone_producer(versioned=False),
+    "producer-alone-refused": alone_producer(lanes=2),
+    "producer-alone-unknown-major": alone_producer(version=(2, 0)),
+    "capsule-temporary": alone_producer(temporary=True),
     "exchange-api": producer_object(ExchangeProducer),
     "exchange-api-refused": producer_object(ExchangeProducer, lanes=2),
     "exchange-api-not-cpu": producer_object(ExchangeProducer, device=(2, 0)),

@@ -92,6 +92,30 @@ class Producer:
         return self.fields.get("device", (1, 0))
 
 
+class AloneProducer(Producer):
+    """A producer that keeps no reference to the capsules it hands out, as numpy and most C
+    producers do: ``from_dlpack`` holds the only one, and takes its general path's shortcut (the
+    capsule, unrenamed, is the owner; its destructor calls the deleter).
+
+    ``made`` keeps what each capsule points to, never the capsule itself; ``versioned=False``
+    makes legacy capsules whatever the caller offers.
+    """
+
+    def __init__(self, versioned: bool | None = None, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.versioned = versioned
+
+    def __dlpack__(self, **options: Any) -> Any:
+        self.calls.append(options)
+        versioned = self.versioned
+        if versioned is None:
+            versioned = options.get("max_version") is not None and options["max_version"][0] >= 1
+        made = make_capsule(versioned=versioned, **self.fields)
+        self.made.append(made)
+        capsule, made.capsule = made.capsule, None
+        return capsule
+
+
 # --------------------------------------------------------------------------- C exchange API
 # DLPack 1.2's ``__dlpack_c_exchange_api__``: a capsule on the producer TYPE holding a static
 # DLPackExchangeAPI struct; its managed_tensor_from_py_object_no_sync(obj, out) hands over a

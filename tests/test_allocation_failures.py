@@ -102,7 +102,7 @@ SWEEP = """
     import numpy as np
     import dlarray as xp
     from dlarray._dlpack import ImportedTensor, armed
-    from producer import Producer, deleter_calls, make_capsule
+    from producer import AloneProducer, Producer, deleter_calls, make_capsule
 
     scenario, tries = sys.argv[1], int(sys.argv[2])
     outcomes, problems = Counter(), []
@@ -114,6 +114,13 @@ SWEEP = """
             return state, lambda: xp.from_dlpack(made.capsule)
         if scenario == "producer":
             producer = Producer(shape=(3, 4))
+            return state, lambda: xp.from_dlpack(producer)
+        if scenario in ("alone producer", "temporary capsule"):
+            # a producer keeping no reference to its capsules: from_dlpack's shortcut (the capsule,
+            # unrenamed, is the owner)
+            state["alone"] = producer = AloneProducer(shape=(3, 4))
+            if scenario == "temporary capsule":
+                return state, lambda: xp.from_dlpack(producer.__dlpack__(max_version=(1, 3)))
             return state, lambda: xp.from_dlpack(producer)
         if scenario == "numpy capsule":
             source = np.arange(12.0)
@@ -186,6 +193,10 @@ SWEEP = """
                 calls = deleter_calls.get(made.serial, 0)
             if calls != 1:
                 problems.append(f"k={k} ({outcome}): the deleter ran {calls} times")
+        for made in getattr(state.get("alone"), "made", ()):
+            calls = deleter_calls.get(made.serial, 0)
+            if calls != 1:  # nothing else holds its capsule: once dropped, it is deleted
+                problems.append(f"k={k} ({outcome}): the deleter ran {calls} times")
         for kept in ("capsule", "tensor"):
             if kept in state:
                 state.pop(kept)
@@ -206,8 +217,9 @@ SWEEP = """
 # makes its capsule with ctypes, whose MemoryError is an ArgumentError), numpy's own (an operation
 # computes with numpy, whose ufunc.reduce can fail without setting an exception, a SystemError, and
 # numpy 2.5's ufunc registry reports a failed allocation as a TypeError)
-OWN_ERRORS = {"producer": {"ArgumentError"}, "operation": {"SystemError", "TypeError", "RuntimeError", "ValueError"}}
-SCENARIOS = ["capsule", "producer", "numpy capsule", "bytearray", "memoryview", "view", "export",
+OWN_ERRORS = {"producer": {"ArgumentError"}, "alone producer": {"ArgumentError"},
+              "temporary capsule": {"ArgumentError"}, "operation": {"SystemError", "TypeError", "RuntimeError", "ValueError"}}
+SCENARIOS = ["capsule", "producer", "alone producer", "temporary capsule", "numpy capsule", "bytearray", "memoryview", "view", "export",
              "retargeted export", "operation", "release", "buffer release", "owner",
              *[pytest.param(name, marks=needs.skip_without("torch")) for name in ("torch", "torch release")]]
 

@@ -47,6 +47,11 @@ def test_dlpack_quick(tmp_path: Path) -> None:
     assert set(result["timings"]["dlarray.from_dlpack(numpy)"]) == {str(n) for n in result["sizes"]}
     assert result["memory"] is None
     _check_targets(result)
+    # the general path beside its floor and numpy's C consumer, each target from the same rounds
+    general = result["general"]
+    assert set(general["median_us"]) == set(general["statements"]) >= {"floor(producer)", "numpy.from_dlpack(producer)"}
+    assert set(general["ratios"]) <= set(result["targets"])
+    assert any(name.startswith("general path:") for name in result["targets"])
     if HAS_MATPLOTLIB:
         assert (tmp_path / "dlpack_latency.png").stat().st_size > 0
 
@@ -169,3 +174,29 @@ def test_bench_sklearn_quick(tmp_path: Path) -> None:
         assert row["numpy_ms"] > 0 and row["dlarray_ms"] > 0
     for target in result["targets"].values():
         assert target["verdict"] in {"MET", "NOT MET", "n/a"}
+
+
+def test_the_floor_reads_what_dlarray_reads() -> None:
+    """The general path's floor is a real consumer: the same pointer, shape and strides as
+    dlarray's import of the same producer; its owner runs the deleter once."""
+    import gc
+
+    import numpy as np
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bench_dlpack import Forwarding, floor_import
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    import dlarray
+
+    source = np.arange(5, dtype=np.float32)
+    floor, x = floor_import(Forwarding(source)), dlarray.from_dlpack(Forwarding(source))
+    assert (floor.data, floor.shape, floor.strides) == (x.data_ptr, x.shape, x.strides)
+    capsule = source[::2].__dlpack__(max_version=(1, 3))
+    view = floor_import(None, capsule)
+    assert (view.data, view.shape, view.strides) == (source.ctypes.data, (3,), (2,))
+    before = sys.getrefcount(source)
+    del floor, view, capsule
+    gc.collect()
+    assert sys.getrefcount(source) == before - 2  # numpy's deleters ran: each released its array
