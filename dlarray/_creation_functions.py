@@ -150,7 +150,7 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
             array = _copied_numpy(x, copy, for_asarray=False)
             copy = None
     elif kind is CapsuleType:
-        alone = _references(x) == _ALONE  # before the call: an argument pushed for it counts too
+        alone = _PARAMETER_COUNTS and _references(x) == _ALONE  # before the call: an argument pushed for it counts too
         array = consume_capsule(x, _adopt, alone)
     else:
         array = None
@@ -218,12 +218,29 @@ def _references_of_a_local() -> int:
     return _references(local)
 
 
+def _references_of_a_parameter(parameter: object) -> int:
+    return _references(parameter)
+
+
+def _counts_tell_a_held_parameter() -> bool:
+    """Whether a parameter the caller also holds in a variable counts more references than a
+    temporary passed the same way. Not where the interpreter lends a caller's reference to the
+    callee without counting it (CPython 3.14 borrows stack references): then a capsule the caller
+    still holds would look unheld, and a second consumer could take it from under the Array."""
+    held = object()
+    return _references_of_a_parameter(held) > _references_of_a_parameter(object()) == _ALONE
+
+
 _references = sys.getrefcount
 #: What ``_references(x)`` says in ``from_dlpack`` of an object only that frame holds (a capsule a
 #: producer has just returned, or a temporary passed in): measured on an object held the same way,
 #: since the count an argument adds differs between Python versions. Then no other code can reach
 #: the capsule, and ``consume_capsule(..., alone=True)`` may keep it as the owner.
 _ALONE = _references_of_a_local()
+#: Whether a capsule passed in may be judged by its count (see _counts_tell_a_held_parameter);
+#: where not, one passed in is always claimed. (A capsule a producer returns is a local: a
+#: reference the producer keeps is a counted one on any build.)
+_PARAMETER_COUNTS = _counts_tell_a_held_parameter()
 
 
 def _imported(

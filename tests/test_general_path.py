@@ -116,6 +116,29 @@ def test_a_held_raw_capsule_is_claimed_renamed_and_refused_the_second_time() -> 
     assert _deleted([producer.made[0].serial]) == [1]
 
 
+def test_reference_counts_tell_a_held_capsule_from_a_temporary_here() -> None:
+    # the shortcut for a capsule passed in stands on this (CPython up to 3.13 counts every reference
+    # a caller passes; 3.14 may lend one uncounted, and then the shortcut must be off)
+    from dlarray import _creation_functions
+
+    tells = _creation_functions._counts_tell_a_held_parameter()
+    assert _creation_functions._PARAMETER_COUNTS is tells
+    if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
+        assert tells  # every reference a caller passes is counted there
+
+
+def test_where_counts_cannot_tell_a_temporary_capsule_passed_in_is_claimed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dlarray import _creation_functions
+
+    monkeypatch.setattr(_creation_functions, "_PARAMETER_COUNTS", False)
+    producer = AloneProducer(shape=(4,))
+    x = dlarray.from_dlpack(producer.__dlpack__(max_version=(1, 3)))
+    assert type(x._owner) is not CapsuleType  # claimed and renamed, as a held one
+    del x
+    gc.collect()
+    assert _deleted([producer.made[0].serial]) == [1]
+
+
 def test_a_producer_that_keeps_its_capsule_is_claimed_and_renamed() -> None:
     producer = Producer(shape=(4,))  # keeps every capsule it made
     x = dlarray.from_dlpack(producer)
