@@ -100,7 +100,7 @@ def test_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 # What `pip install .` does not bring: a block that imports one of these must say so (needs:)
 OPTIONAL_LIBRARIES = ("torch", "jax", "jaxlib", "array_api_strict", "array_api_compat", "array_api_extra", "scipy",
                       "sklearn", "pyarrow", "hypothesis", "matplotlib", "ml_dtypes", "cupy", "tensorflow", "paddle",
-                      "dlpack", "ndindex", "cubed")
+                      "dlpack", "ndindex", "cubed", "xarray", "pandas")
 _BARE_RUN = """
 import sys
 sys.path.insert(0, {tests!r})

@@ -1,6 +1,7 @@
 """xarray over dlarray: a DataArray wraps an Array as its duck array, and what xarray computes
 through the namespace stays a dlarray Array; what xarray computes with numpy itself (its NaN-skipping
-reductions, interpolation) comes back as numpy. docs/guide/scaling-out.md tells users which is which.
+reductions, interpolation) comes back as numpy, and a few of its paths stop at numpy-only calls.
+docs/guide/scaling-out.md tells users which is which.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ COMES_BACK_AS_NUMPY: dict[str, Callable[[Any], Any]] = {
     "max (skipna)": lambda d: d.max(),
     "cumsum": lambda d: d.cumsum("x"),
     "interp": lambda d: d.interp(x=15),
+    "coarsen": lambda d: d.coarsen(y=2).mean(),
 }
 
 
@@ -73,7 +75,19 @@ def test_to_numpy_is_zero_copy() -> None:
     assert np.shares_memory(data.to_numpy(), np.asarray(data.data))
 
 
-def test_the_default_fill_of_where_needs_a_numpy_dtype() -> None:
-    # xarray's missing-value fill (where without other, reindex) asks isinstance(dtype, np.dtype)
-    with pytest.raises(TypeError, match="numpy dtype"):
-        _data_array().where(_data_array() > 3)
+# what the guide's table says stops, with the error it names (xarray's numpy-only paths)
+NUMPY_ONLY: dict[str, tuple[Callable[[Any], Any], type[Exception], str]] = {
+    "where without other": (lambda d: d.where(d > 3), TypeError, "numpy dtype"),
+    "reindex with missing labels": (lambda d: d.reindex(x=[10, 20, 50]), TypeError, "numpy dtype"),
+    "std(skipna=False)": (lambda d: d.std(skipna=False), TypeError, "ddof"),
+    "rolling": (lambda d: d.rolling(y=2).sum(), AttributeError, "pad"),
+    "cumsum(skipna=False)": (lambda d: d.cumsum("x", skipna=False), AttributeError, "cumsum"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_ONLY))
+def test_xarrays_numpy_only_paths_stop_as_the_guide_says(name: str) -> None:
+    operation, error, message = NUMPY_ONLY[name]
+    with pytest.raises(error, match=message):
+        operation(_data_array())
+    assert _on_numpy(operation) is not None  # numpy's backend takes it
