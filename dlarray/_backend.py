@@ -303,7 +303,7 @@ class HostBackend(Backend):
         # what np.mean computes, without its Python-level wrapper: a sum divided by the count
         # (numpy accumulates float16 in float32), divided in double precision and rounded back
         # once, as numpy does
-        half = native.dtype == _FLOAT16
+        half = dtype is None and native.dtype == _FLOAT16
         total = np.add.reduce(native, axis=axis, dtype=_FLOAT32 if half else dtype, keepdims=keepdims)
         divisor = np.intp(count)
         if isinstance(total, np.generic):  # a reduction over every axis gives a numpy scalar

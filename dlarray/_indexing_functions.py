@@ -29,7 +29,7 @@ _doc = Sections()  # each docstring's link to the standard and example import (d
 
 
 @_doc
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` along ``axis``.
 
     Parameters
@@ -37,7 +37,9 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     x
         Input array.
     indices
-        Integer indices (1-D in the standard; any shape is accepted, and replaces the axis).
+        Integer indices (1-D in the standard; any shape is accepted, and replaces the axis). Also,
+        outside the standard and as in numpy, one Python int: the axis is dropped (cubed's
+        ``var`` and ``std`` ask for it).
     axis
         Axis to select along; optional only for arrays of at most one dimension.
 
@@ -49,7 +51,8 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     Raises
     ------
     TypeError
-        ``x`` or ``indices`` is not an Array; ``indices`` is not of an integer dtype.
+        ``x`` is not an Array; ``indices`` is neither an Array nor an int, or not of an integer
+        dtype.
     ValueError
         No ``axis`` for an array of more than one dimension; arrays on different devices.
         An axis out of range (``AxisError``, also an `IndexError`).
@@ -61,9 +64,12 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     >>> xp.take(x, xp.asarray([2, 0]), axis=1)
     Array([[3, 1],
            [6, 4]], dtype=int64, device=cpu)
+    >>> xp.take(x, 1, axis=0)
+    Array([4, 5, 6], dtype=int64, device=cpu)
     """
     native, label, xp = source_of(x, "take")
-    positions = _indices(indices, x, "take")
+    # one Python int (not a bool): as a 0-d index array, which every backend's take reads the same way
+    positions = indices if type(indices) is int else _indices(indices, x, "take")
     if axis is None:
         if native.ndim > 1:
             raise ValueError(f"take() needs an axis for an array with {native.ndim} dimensions")

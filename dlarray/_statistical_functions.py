@@ -340,7 +340,9 @@ _doc = Sections(
 
 
 @_doc
-def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+def mean(
+    x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, dtype: DType | None = None,
+) -> Array:
     """Arithmetic mean along ``axis`` (all elements by default).
 
     Parameters
@@ -348,24 +350,33 @@ def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bo
     x
         Floating-point input array (integer arrays give float64 means).
     {axis_keepdims}
+    dtype
+        Outside the standard, as numpy's ``mean(x, dtype=)``: the dtype to add up and divide in,
+        and to return (cubed's ``var`` and ``std`` ask for it). ``None``: the standard's rule.
 
     Returns
     -------
     Array
-        Same dtype as ``x`` for floating-point input. The mean of no elements is NaN.
+        Same dtype as ``x`` for floating-point input (``dtype`` where given). The mean of no
+        elements is NaN.
 
     {errors}
 
     {examples}
     >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
     Array([2. , 3.5], dtype=float64, device=cpu)
+    >>> xp.mean(xp.asarray([1.0, 2.0], dtype=xp.float32), dtype=xp.float64)
+    Array(1.5, dtype=float64, device=cpu)
     """
     native = backend_array(x, "mean")
     axes = reduction_axes(axis, x.ndim)
     xp = xp_of(x)
-    kind = x._dtype.category
-    # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
-    dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
+    if dtype is not None:
+        dtype = _numpy_dtype(dtype, "mean")
+    else:
+        kind = x._dtype.category
+        # integers average in float64; floating types keep theirs (numpy accumulates float16 in float32)
+        dtype = _FLOAT64 if kind in INTEGER_KINDS or kind == "bool" else None
     shape = x.shape
     count = math.prod([shape[a] for a in axes])
     if count == 0:

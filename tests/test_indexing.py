@@ -262,6 +262,25 @@ def test_take_rules() -> None:
     same(xp.take(xp.asarray(np.arange(4)), xp.asarray(np.array([-1, 0]))), np.array([3, 0]))
 
 
+@pytest.mark.parametrize("index", [0, 2, -1, -3])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_take_with_one_int_drops_the_axis_as_numpy(index: int, axis: int) -> None:
+    # outside the standard (its indices are an Array), as numpy's take: cubed's var and std use it
+    values = np.arange(24).reshape(3, 4, 2)
+    if not -values.shape[axis] <= index < values.shape[axis]:
+        with pytest.raises(IndexError):
+            xp.take(xp.asarray(values), index, axis=axis)
+        return
+    same(xp.take(xp.asarray(values), index, axis=axis), np.take(values, index, axis=axis))
+
+
+def test_take_refuses_a_bool_or_a_float_as_its_index() -> None:
+    x = xp.asarray(np.arange(6).reshape(2, 3))
+    for index in (True, 1.0, "1"):
+        with pytest.raises(TypeError, match="indices must be an Array"):
+            xp.take(x, index, axis=1)
+
+
 # ------------------------------------------------------------------------- assignment of what asarray takes
 def test_assigning_a_numpy_array_a_list_or_a_range() -> None:
     x = xp.zeros((2, 3))

@@ -71,6 +71,7 @@ CALLS: dict[str, Callable[[Callable[[str], Any]], Any]] = {
     "linspace": lambda t: xp.linspace(0, 1, 3, dtype=t("float32")),
     "ones": lambda t: xp.ones(2, dtype=t("uint8")),
     "ones_like": lambda t: xp.ones_like(X, dtype=t("float32")),
+    "mean": lambda t: xp.mean(X, dtype=t("float32")),
     "prod": lambda t: xp.prod(X, dtype=t("float32")),
     "result_type": lambda t: (xp.result_type(t("float16"), xp.int8), xp.result_type(X, t("float32")),
                               xp.result_type(t("int32"), 1.5)),

@@ -69,6 +69,7 @@ CALLS: list[tuple[str, str, Callable[[Scalar], Any]]] = [
     ("tile", "repetitions", lambda s: xp.tile(VECTOR, (s(2),))),
     ("unstack", "axis", lambda s: xp.unstack(MATRIX, axis=s(1))),
     ("take", "axis", lambda s: xp.take(MATRIX, xp.asarray([0, 2]), axis=s(1))),
+    ("take", "indices", lambda s: xp.take(MATRIX, s(1), axis=1)),
     ("take_along_axis", "axis", lambda s: xp.take_along_axis(MATRIX, xp.zeros((3, 1), dtype=xp.int64), axis=s(1))),
     # statistics, searching, sorting
     ("all", "axis", lambda s: xp.all(MATRIX, axis=s(0))),

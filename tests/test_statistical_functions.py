@@ -127,3 +127,18 @@ def test_cumulative_needs_axis_for_nd_and_honours_dtype() -> None:
     result = xp.cumulative_sum(x, axis=1, dtype=xp.float32, include_initial=True)
     same(result, np.array([[0, 1, 2, 3], [0, 1, 2, 3]], np.float32))
     same(xp.cumulative_prod(xp.asarray(np.array([2, 3], np.uint8))), np.array([2, 6], np.uint64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int64"])
+@pytest.mark.parametrize("source", ["float16", "float32", "int32", "bool"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_mean_in_a_given_dtype_is_numpys(source: str, dtype: str, axis: int | None) -> None:
+    """``mean(x, dtype=)``, outside the standard, as numpy's (what cubed's var and std ask for)."""
+    values = (np.arange(12).reshape(3, 4) % 5).astype(source)
+    result = xp.mean(xp.asarray(values), axis=axis, dtype=getattr(xp, dtype))
+    expected = np.mean(values, axis=axis, dtype=dtype)
+    assert result.dtype == getattr(xp, dtype)
+    np.testing.assert_array_equal(np.asarray(result), expected)
+    if dtype != "int64":  # the mean of nothing is NaN, which an integer cannot hold (numpy: a warning)
+        empty = xp.mean(xp.asarray(np.zeros((0, 2), source)), axis=0, dtype=getattr(xp, dtype))
+        assert empty.dtype == getattr(xp, dtype) and np.isnan(np.asarray(empty)).all()
