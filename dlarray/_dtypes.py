@@ -68,7 +68,7 @@ class DType:
 
     __slots__ = (
         "name", "code", "bits", "category", "numpy_dtype", "itemsize", "kind", "char", "str",
-        "byteorder", "type", "_hash", "__weakref__",
+        "byteorder", "type", "_hash", "_index", "__weakref__",
     )
 
     def __init__(self, name: str, code: int, bits: int, category: str, numpy_dtype: Any) -> None:
@@ -193,6 +193,9 @@ ALL_DTYPES: tuple[DType, ...] = (
     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,
     float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
 )
+for _position, _dtype in enumerate(ALL_DTYPES):
+    # a small int per dtype: what a per-dtype table on a hot path is indexed by (a list, no hashing)
+    _dtype._index = _position
 #: The dtypes the Array API standard names.
 ARRAY_API_DTYPES: tuple[DType, ...] = ALL_DTYPES[:13]
 

@@ -22,7 +22,7 @@ from ._array import Array, _new, scalar_operand, wrap
 from ._cuda import LEGACY_DEFAULT_STREAM as _NEW_STREAM
 from ._devices import CPU, devices_differ
 from ._docs import declared, parameter_names
-from ._dtypes import BY_NUMPY, PYTHON_SCALARS, DType
+from ._dtypes import ALL_DTYPES, BY_NUMPY, PYTHON_SCALARS, DType
 from ._elementwise_docs import INTEGER_COMPUTED, SAME, docstring
 
 # in the order of the API reference's page (``members_order: __all__``)
@@ -150,7 +150,7 @@ UFUNCS: dict[str, str] = {}
 
 def host_first_unary(host: Callable[[Any], Any], general: Callable[[Any], Array]) -> Callable[[Any], Array]:
     """A unary function computed by the numpy ufunc ``host`` on the CPU, ``general`` elsewhere."""
-    results: dict[str, DType] = {}  # the name of the operand's dtype -> the result's
+    results: list[DType | None] = [None] * len(ALL_DTYPES)  # the operand's dtype (its _index) -> the result's
 
     def function(x: Any, /) -> Array:
         if type(x) is Array and x._device is CPU:
@@ -158,10 +158,9 @@ def host_first_unary(host: Callable[[Any], Any], general: Callable[[Any], Array]
             if native is not None:
                 result = host(native)
                 if type(result) is _ndarray:
-                    try:
-                        dtype = results[x._dtype.name]
-                    except KeyError:
-                        dtype = results[x._dtype.name] = BY_NUMPY[result.dtype]
+                    dtype = results[x._dtype._index]
+                    if dtype is None:
+                        dtype = results[x._dtype._index] = BY_NUMPY[result.dtype]
                     return _new(result, result, dtype, CPU, _NEW_STREAM)
                 return wrap(result)
         return general(x)
@@ -172,7 +171,7 @@ def host_first_unary(host: Callable[[Any], Any], general: Callable[[Any], Array]
 def host_first_binary(host: Callable[[Any, Any], Any], general: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """A binary function (or forward operator) computed by the numpy ufunc ``host`` for two Arrays
     on the CPU, ``general`` for anything else."""
-    results: dict[str, DType] = {}  # the name of the operands' dtype (when they have one) -> the result's
+    results: list[DType | None] = [None] * len(ALL_DTYPES)  # the operands' dtype (one, its _index) -> the result's
 
     def function(x1: Any, x2: Any, /) -> Any:
         if type(x1) is Array and type(x2) is Array and x1._device is CPU and x2._device is CPU:
@@ -183,10 +182,10 @@ def host_first_binary(host: Callable[[Any, Any], Any], general: Callable[[Any, A
                 if type(result) is _ndarray:
                     dtype = x1._dtype
                     if dtype is x2._dtype:
-                        try:
-                            dtype = results[dtype.name]
-                        except KeyError:
-                            dtype = results[dtype.name] = BY_NUMPY[result.dtype]
+                        found = results[dtype._index]
+                        if found is None:
+                            found = results[dtype._index] = BY_NUMPY[result.dtype]
+                        dtype = found
                     else:
                         dtype = BY_NUMPY[result.dtype]
                     return _new(result, result, dtype, CPU, _NEW_STREAM)

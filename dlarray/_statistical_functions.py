@@ -21,7 +21,7 @@ from ._array import Array, _new, wrap
 from ._cuda import LEGACY_DEFAULT_STREAM as _NEW_STREAM
 from ._devices import CPU
 from ._docs import Doc, Sections, declare, entries, section
-from ._dtypes import BY_NUMPY, DType, as_dtype
+from ._dtypes import ALL_DTYPES, BY_NUMPY, DType, as_dtype
 
 __all__ = [
     "cumulative_prod",
@@ -85,15 +85,15 @@ def _default_accumulation(dtype: DType) -> np.dtype | None:
     return dtype.numpy_dtype
 
 
-def _host_accumulation() -> dict[str, tuple[np.dtype, DType]]:
-    """The name of each dtype numpy computes with -> the dtype ``sum`` and ``prod`` accumulate and
-    return it in, as numpy's and as dlarray's: for their first path (keyed by name: a str keeps
-    its hash, a numpy dtype's is worked out at every lookup)."""
-    found = {}
-    for dtype in BY_NUMPY.values():
-        accumulated = _default_accumulation(dtype)
+def _host_accumulation() -> list[tuple[np.dtype, DType] | None]:
+    """Each dtype (by its ``_index``) -> the dtype ``sum`` and ``prod`` accumulate and return it in,
+    as numpy's and as dlarray's, for their first path; None for those numpy lacks. A list: no
+    hashing on the hot path (a numpy dtype's hash is worked out at every lookup)."""
+    found: list[tuple[np.dtype, DType] | None] = [None] * len(ALL_DTYPES)
+    for dtype in ALL_DTYPES:
+        accumulated = _default_accumulation(dtype) if dtype.numpy_dtype is not None else None
         if accumulated is not None:
-            found[dtype.name] = (accumulated, BY_NUMPY[accumulated])
+            found[dtype._index] = (accumulated, BY_NUMPY[accumulated])
     return found
 
 
@@ -274,7 +274,7 @@ def _accumulation(name: str) -> _Accumulation:
         if axis is None and dtype is None and keepdims is False and type(x) is Array and x._device is CPU:
             native = x._native
             if native is not None and host is not None:
-                accumulated, result_dtype = _HOST_ACCUMULATION[x._dtype.name]
+                accumulated, result_dtype = _HOST_ACCUMULATION[x._dtype._index]  # type: ignore[misc]
                 result = host(native, None, accumulated, out=...)
                 return _new(result, result, result_dtype, CPU, _NEW_STREAM)
         return _reduction(x, axis, keepdims, name, dtype)
