@@ -3,7 +3,9 @@
 ``mkdocs_hooks.py`` calls :func:`benchmark_results` for the ``<!-- generated: benchmark-results -->``
 marker and copies the plots into the site as ``assets/benchmarks/<name>.png``. Every number, table
 and plot comes from the JSON files the benchmark scripts write (and the plots ``benchmarks/plots.py``
-draws from them); a result file that is missing is said to be missing, with how to make it.
+draws from them); a result file that is missing is said to be missing, with how to make it, and so
+is a block of a script that a recorded file predates (the general path, the C exchange API of other
+publishers, the dispatch floor), once per block.
 ``DLARRAY_BENCH_RESULTS`` points at another folder.
 """
 
@@ -259,6 +261,13 @@ def _latency_table(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def _floor_judged(data: dict[str, Any]) -> list[str]:
+    """The hand-off targets judged against the Python floor rather than numpy's array: those whose
+    name names the floor (the script names each target by what it compares)."""
+    targets = data.get("targets", {})
+    return [name for name in data.get("handoffs") or {} if name in targets and "floor" in name]
+
+
 def _handoffs_table(data: dict[str, Any]) -> list[str]:
     handoffs = data.get("handoffs")
     if not handoffs:
@@ -272,15 +281,29 @@ def _handoffs_table(data: dict[str, Any]) -> list[str]:
             low, high = row["ratio_quartiles"]
             rows.append([f"{plain(name)} ({who})", _number(row["us"]), _number(row["reference_us"]),
                          _number(row["ratio"]), f"{_number(low)}–{_number(high)}", _number(row["difference_us"])])
+    judged = _floor_judged(data)
+    if judged:
+        listed = "; ".join(plain(name) for name in judged)
+        judging = (
+            f"The targets that name the floor ({listed}) judge the Array's row against the floor's, from "
+            "the same rounds (a slice by its difference over numpy's: what each adds to numpy's own slice); "
+            "the other hand-off targets judge the Array's ratio to numpy's."
+        )
+    else:
+        judging = (
+            "In this run the floor is shown, not judged: the hand-off targets judge the Array's ratio to "
+            "numpy's."
+        )
     return [
         "#### Hand-offs against numpy's array\n",
-        "Each statement timed with the Array, with the Python floor and with numpy's array in the same "
-        "rounds on one buffer (one short repeat of each per round): the medians per call, and over the "
-        "rounds the median of the ratio to numpy's (with its quartiles: how much the load moved it) and "
-        "of the difference, which the hand-off targets judge for the Array. The floor is about the least "
-        "a pure-Python array can do in the Array's place (a `__dlpack__` that only forwards to numpy's, "
-        "a slice that only wraps numpy's in a new object): shown, not judged; what the Array costs above "
-        "it is its own (its checks, its constructor).\n",
+        (
+            "Each statement timed with the Array, with the Python floor and with numpy's array in the same "
+            "rounds on one buffer (one short repeat of each per round): the medians per call, and over the "
+            "rounds the median of the ratio to numpy's (with its quartiles: how much the load moved it) and "
+            "of the difference. The floor is about the least a pure-Python array can do in the Array's "
+            "place (a `__dlpack__` that only forwards to numpy's, a slice that only wraps numpy's in a new "
+            f"object): what the Array costs above it is its own (its checks, its constructor). {judging}\n"
+        ),
         *_table(["statement", "µs", "numpy µs", "ratio", "ratio quartiles", "difference µs"], rows, "lrrrrr"),
         "",
     ]
@@ -330,6 +353,144 @@ def _memory_table(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def _measures(script: str, function: str) -> bool:
+    """Whether ``benchmarks/<script>`` defines ``function`` (the block it measures)."""
+    path = ROOT / "benchmarks" / script
+    return path.is_file() and f"\ndef {function}(" in path.read_text()
+
+
+def _not_recorded(heading: str, block: str, script: str, function: str) -> list[str]:
+    """The section of a block the script measures but the recorded run does not have yet (the file
+    was written before the script measured it): its heading and a note saying so. Nothing where the
+    script does not measure it (a block is not announced before the script has it)."""
+    if not _measures(script, function):
+        return []
+    result = script.replace("bench_", "").replace(".py", ".json")
+    return [
+        heading,
+        (
+            f'!!! note "No recorded run has {block} yet"\n    The recorded `benchmarks/results/{result}` '
+            f"was written before `benchmarks/{script}` measured it (`{function}`); the next `make bench` "
+            "records it, and the next build of the site shows it here.\n"
+        )
+    ]
+
+
+def _quartiles(pair: dict[str, Any]) -> str:
+    low, high = pair.get("ratio_quartiles") or (None, None)
+    return f"{_number(low)}–{_number(high)}"
+
+
+def _statements_fold(statements: dict[str, str]) -> list[str]:
+    """The Python statement behind each label, folded away (the names are the script's)."""
+    if not statements:
+        return []
+    return [
+        f'??? info "The statements timed ({len(statements)})"',
+        "",
+        *(f"    - {plain(label)}: `{code}`" for label, code in statements.items()),
+        "",
+    ]
+
+
+def _paired_table(pairs: dict[str, dict[str, Any]], targets: dict[str, dict[str, Any]]) -> list[str]:
+    """One row per ratio of two statements timed in the same rounds (``_harness.against``): its median
+    over the rounds and quartiles, and the bound and verdict of the target of the same name."""
+    rows = []
+    for name, pair in pairs.items():
+        target = targets.get(name)
+        rows.append([plain(name), _number(pair.get("ratio")), _quartiles(pair),
+                     plain(target.get("target")) if target else "not judged", _verdict(target)])
+    return _table(["ratio", "median", "quartiles", "bound", "verdict"], rows, "lrrrl")
+
+
+def _general_section(data: dict[str, Any]) -> list[str]:
+    """``run_general``'s block: each statement's time, each ratio with its target's verdict (the rows
+    are the block's own: a statement or a ratio the script adds appears without a change here)."""
+    heading = "#### The general path\n"
+    general = data.get("general")
+    if not general:
+        return _not_recorded(heading, "the general path", "bench_dlpack.py", "run_general")
+    medians, minima = general.get("median_us", {}), general.get("min_us", {})
+    statements = general.get("statements", {})
+    labels = list(dict.fromkeys([*statements, *medians]))
+    rows = [
+        [f"`{_cell(label)}`", _number(medians.get(label)), _number(minima.get(label))] for label in labels
+    ]
+    rounds = general.get("rounds")
+    return [
+        heading,
+        (
+            "What a producer dlarray has no rule for takes (a C library's object, say), and a raw capsule "
+            "(a temporary, and one its caller holds in a variable): `__dlpack__`, then the capsule read "
+            "through ctypes with every check. The producer only forwards `__dlpack__` to a numpy array, so "
+            "each consumer reads it through a capsule. Beside dlarray: the floor (`floor_import`), a minimal "
+            "ctypes consumer doing only the mandatory steps (no claim against a second consumer, no "
+            "validation beyond the version, ndim and lanes, no interrupt safety), and numpy's C consumer on "
+            f"the same producer. All in the same {rounds if rounds is not None else '?'} rounds on one "
+            "buffer: the medians and minima per call.\n"
+        ),
+        *_table(["statement", "median µs", "min µs"], rows),
+        *_statements_fold(statements),
+        (
+            "Each ratio is the median over the rounds of the two statements' times in that round (the "
+            "quartiles show how much the load moved it).\n"
+        ),
+        *_paired_table(general.get("ratios", {}), data.get("targets", {})),
+    ]
+
+
+def _exchange_section(data: dict[str, Any]) -> list[str]:
+    """``run_exchange``'s block: each publisher of the C exchange API besides torch, read by dlarray
+    through that API, through its ``__dlpack__``, by numpy and by the publisher's own library, with
+    the exchange path's ratio to each and the targets that name the publisher."""
+    heading = "#### The C exchange API of other publishers\n"
+    exchange = data.get("exchange")
+    if not exchange:
+        return _not_recorded(
+            heading, "the exchange API of other publishers", "bench_dlpack.py", "run_exchange"
+        )
+    targets = data.get("targets", {})
+    versions = ", ".join(
+        f"{name} {version}" if version else f"{name} not installed"
+        for name, version in (exchange.get("versions") or {}).items()
+    )
+    rows, missing, judged = [], [], []
+    for publisher, timed in (exchange.get("publishers") or {}).items():
+        judged += [name for name in targets if publisher in name]
+        if "error" in timed:
+            missing.append(f"- {plain(publisher)}: {plain(timed['error'])}")
+            continue
+        medians, minima = timed.get("median_us", {}), timed.get("min_us", {})
+        over = timed.get("exchange_over", {})
+        for label in medians:
+            pair = over.get(label)
+            rows.append([
+                f"{plain(publisher)}: {plain(label)}", _number(medians[label]), _number(minima.get(label)),
+                _number(pair.get("ratio")) if pair else "", _quartiles(pair) if pair else "",
+            ])
+    rounds = exchange.get("rounds")
+    out = [
+        heading,
+        (
+            "Types that publish `__dlpack_c_exchange_api__` besides torch, over one numpy buffer: dlarray "
+            "reading each through that API, dlarray reading the same object through its `__dlpack__` (the "
+            "general path), numpy's C consumer and the publisher's own `from_dlpack`, in the same "
+            f"{rounds if rounds is not None else '?'} rounds: the medians and minima per call, and the "
+            "exchange path's time over each row's (the median over the rounds of the ratio, with its "
+            "quartiles)." + (f" Installed: {versions}." if versions else "") + "\n"
+        ),
+    ]
+    if rows:
+        out += _table(["publisher: statement", "median µs", "min µs", "exchange / this", "quartiles"], rows)
+        out += _statements_fold(exchange.get("statements", {}))
+    if missing:
+        out += ["Not timed in this run:\n", *missing, ""]
+    if judged:
+        out += _targets_table(targets, list(dict.fromkeys(judged)))
+    return out
+
+
 def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
     return [
         environment_line(data.get("environment", {}), "bench_dlpack.py"),
@@ -338,6 +499,8 @@ def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
         "#### Targets\n",
         *_targets_table(data.get("targets", {})),
         *_handoffs_table(data),
+        *_general_section(data),
+        *_exchange_section(data),
         *_ratios_per_size(data),
         *_latency_table(data),
         "",
@@ -348,6 +511,52 @@ def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ bench_dispatch
+def _floor_section(data: dict[str, Any]) -> list[str]:
+    """``run_floor``'s block: each operation's time with numpy, dlarray and the floor (a one-slot
+    Python wrapper), the overheads over numpy's call and the verdict of its target."""
+    heading = "#### Against the floor\n"
+    floor = data.get("floor")
+    if not floor:
+        return _not_recorded(heading, "the floor", "bench_dispatch.py", "run_floor")
+    targets = data.get("targets", {})
+    operations = floor.get("operations", {})
+    rows = []
+    bounds = set()
+    for label, row in operations.items():
+        target = targets.get(f"floor {label}: dlarray overhead / floor overhead") or next(
+            (t for name, t in targets.items() if name.startswith(f"floor {label}: ")), None
+        )
+        if target:
+            bounds.add(target["target"])
+        rows.append(
+            [
+                f"`{_cell(label)}`",
+                _number(row.get("numpy_us")),
+                _number(row.get("dlarray_us")),
+                _number(row.get("floor_us")),
+                _number(row.get("dlarray_overhead_us")),
+                _number(row.get("floor_overhead_us")),
+                _number(row.get("overhead_ratio")),
+                _verdict(target),
+            ]
+        )
+    calls = ", ".join(f"`{code}`" for code in (floor.get("numpy_calls") or {}).values())
+    elements, dtype, rounds = floor.get("elements", "?"), floor.get("dtype", "?"), floor.get("rounds", "?")
+    return [
+        heading,
+        f"{len(operations)} operations on {elements} {dtype} elements, each as numpy's own call"
+        + (f" ({calls})" if calls else "")
+        + ", as dlarray's, and through the floor: about the least a pure-Python array can do, one slot "
+        "holding the numpy array, each operation unwrapping, calling numpy and wrapping the result in a "
+        f"new one-slot object (`FloorArray`). All {3 * len(operations)} statements run in the same "
+        f"{rounds} rounds; each time is the fastest of its rounds, in µs per call; overhead (+) = "
+        "t − t(numpy); the ratio judged is dlarray's overhead / the floor's, "
+        f"{' or '.join(sorted(bounds)) or 'not judged'}.\n",
+        *_table(["operation", "numpy", "dlarray", "floor", "dlarray +", "floor +", "ratio", "verdict"], rows,
+                "lrrrrrrl"),
+    ]
+
+
 def dispatch_section(data: dict[str, Any], page: Any) -> list[str]:
     targets = data.get("targets", {})
     out = [
@@ -386,6 +595,7 @@ def dispatch_section(data: dict[str, Any], page: Any) -> list[str]:
             table,
             "lrrrrrrl",
         )
+    out += _floor_section(data)
     summary = [name for name in targets if "all operations" in name]
     if summary:
         out += [

@@ -3,8 +3,10 @@
 ``benchmarks/plots.py`` draws every plot from its JSON; ``docs_hooks/bench_page.py`` renders the
 page's tables from the same files. These tests use the committed results (and, for the CUDA
 section, which needs a GPU run, a folder with and without a ``cuda.json`` of made-up rendering
-input): every library keeps one colour in every plot, the dispatch titles say what the inputs are,
-and every result file present appears on the page while a missing one says how to make it.
+input; for the blocks a recorded run may predate, the general path, the exchange API and the
+dispatch floor, made-up input in the layout the scripts write): every library keeps one colour in
+every plot, the dispatch titles say what the inputs are, every result file present appears on the
+page while a missing one says how to make it, and a block a file lacks is said to be missing once.
 """
 
 from __future__ import annotations
@@ -318,3 +320,199 @@ def test_sklearn_gpu_plot_colours_each_library(tmp_path: Path, monkeypatch: pyte
         colour = matplotlib.colors.to_hex(handle.get_facecolor())
         assert colour.upper() == plots.LIBRARY_COLOURS[library].upper()
     assert "GPU: Some GPU (numpy on the CPU)" in figure.axes[0].get_xlabel()
+
+
+# ------------------------------------------------------------------------------ issue 33's blocks
+# Rendering input only (nothing measured): the layouts that ``bench_dlpack.run_general``,
+# ``bench_dlpack.run_exchange`` and ``bench_dispatch.run_floor`` write (as a ``--quick`` run writes
+# them), with made-up numbers. The page must show each block's rows as the block has them, the
+# verdict of each target, and say once per block when the recorded run has none.
+def _pair(us: float, reference_us: float, ratio: float, low: float, high: float) -> dict[str, Any]:
+    """A ``_harness.Against`` as ``asdict`` writes it."""
+    return {"us": us, "reference_us": reference_us, "ratio": ratio, "ratio_quartiles": [low, high],
+            "difference_us": us - reference_us}
+
+
+def _target(value: float | None, bound: float, met: bool | None) -> dict[str, Any]:
+    """A ``_harness.Target.as_dict()``."""
+    verdict = {True: "MET", False: "NOT MET", None: "n/a"}[met]
+    return {"value": value, "target": f"<= {bound:g}", "met": met, "verdict": verdict, "unit": "",
+            "detail": {}}
+
+
+GENERAL_MET = "general path: from_dlpack(producer) / floor(producer)"
+GENERAL_MISSED = "stretch: from_dlpack(producer) / numpy.from_dlpack(producer)"
+GENERAL_UNJUDGED = "from_dlpack(a second publisher) / floor(a second publisher)"  # a row the script may add
+
+
+def _with_general(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a dlpack.json) with a general block of three statements and three ratios, two of
+    them judged."""
+    statements = {"dlarray.from_dlpack(producer)": "dl_from(p)", "floor(producer)": "floor_import(p)",
+                  "numpy.from_dlpack(producer)": "np_from(p)"}
+    data = dict(data, targets=dict(data["targets"]))
+    data["general"] = {
+        "rounds": 11,
+        "statements": statements,
+        "median_us": dict(zip(statements, (2.75, 2.5, 0.625))),
+        "min_us": dict(zip(statements, (2.625, 2.375, 0.5))),
+        "ratios": {
+            GENERAL_MET: _pair(2.75, 2.5, 1.125, 1.0625, 1.1875),
+            GENERAL_MISSED: _pair(2.75, 0.625, 4.375, 4.25, 4.5),
+            GENERAL_UNJUDGED: _pair(2.75, 2.5, 1.0625, 1.03125, 1.09375),
+        },
+    }
+    data["targets"][GENERAL_MET] = _target(1.125, 1.25, True)
+    data["targets"][GENERAL_MISSED] = _target(4.375, 3.0, False)
+    return data
+
+
+def test_general_path_block_shows_its_rows_and_verdicts() -> None:
+    section = "\n".join(bench_page.dlpack_section(_with_general(_committed("dlpack")), PAGE))
+    general = section.split("#### The general path")[1].split("\n#### ")[0]
+    _assert_shows(
+        general,
+        "| `dlarray.from_dlpack(producer)` | 2.75 | 2.62 |",
+        "| `floor(producer)` | 2.5 | 2.38 |",
+        "| `numpy.from_dlpack(producer)` | 0.625 | 0.5 |",
+        "- floor(producer): `floor_import(p)`",
+        "same 11 rounds",
+        f"| {bench_page.plain(GENERAL_MET)} | 1.12 | 1.06–1.19 | <= 1.25 | {bench_page._VERDICT['MET']} |",
+        f"| {bench_page.plain(GENERAL_MISSED)} | 4.38 | 4.25–4.5 | <= 3 | {bench_page._VERDICT['NOT MET']} |",
+        f"| {bench_page.plain(GENERAL_UNJUDGED)} | 1.06 | 1.03–1.09 | not judged |  |",
+    )
+    assert "No recorded run" not in general
+
+
+def _with_exchange(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a dlpack.json) with an exchange block: one publisher timed, one not installed."""
+    statements = {
+        "dlarray.from_dlpack (exchange API)": "dl_from(o)",
+        "dlarray.from_dlpack (its __dlpack__)": "dl_from(f)",
+        "peer's own from_dlpack": "peer(o)",
+    }
+    first, second, peer = statements
+    data = dict(data, targets=dict(data["targets"]))
+    data["exchange"] = {
+        "rounds": 11,
+        "statements": statements,
+        "publishers": {
+            "Publisher A": {
+                "median_us": {first: 1.5, second: 2.5, peer: 0.75},
+                "min_us": {first: 1.25, second: 2.25, peer: 0.5},
+                "exchange_over": {
+                    second: _pair(1.5, 2.5, 0.625, 0.5, 0.75),
+                    peer: _pair(1.5, 0.75, 2.0, 1.75, 2.25),
+                },
+            },
+            "Publisher B": {"error": "not installed (pip install dlarray[exchange])"},
+        },
+        "versions": {"publisher-a": "1.0", "publisher-b": None},
+    }
+    for publisher, value, met in (("Publisher A", 0.625, True), ("Publisher B", None, None)):
+        data["targets"][f"exchange API: from_dlpack({publisher}) / from_dlpack(its __dlpack__)"] = _target(
+            value, 1.0, met
+        )
+    return data
+
+
+def test_exchange_block_shows_each_publisher_and_its_targets() -> None:
+    section = "\n".join(bench_page.dlpack_section(_with_exchange(_committed("dlpack")), PAGE))
+    exchange = section.split("#### The C exchange API of other publishers")[1].split("\n#### ")[0]
+    _assert_shows(
+        exchange,
+        "Installed: publisher-a 1.0, publisher-b not installed.",
+        "| Publisher A: dlarray.from\\_dlpack (exchange API) | 1.5 | 1.25 |  |  |",
+        "| Publisher A: dlarray.from\\_dlpack (its \\_\\_dlpack\\_\\_) | 2.5 | 2.25 | 0.625 | 0.5–0.75 |",
+        "| Publisher A: peer's own from\\_dlpack | 0.75 | 0.5 | 2 | 1.75–2.25 |",
+        "- Publisher B: not installed (pip install dlarray\\[exchange\\])",
+        "| exchange API: from\\_dlpack(Publisher A) / from\\_dlpack(its \\_\\_dlpack\\_\\_) | 0.625 | <= 1 | "
+        f"{bench_page._VERDICT['MET']} |",
+        "| exchange API: from\\_dlpack(Publisher B) / from\\_dlpack(its \\_\\_dlpack\\_\\_) | n/a | <= 1 "
+        "| n/a |",
+    )
+    assert "No recorded run" not in exchange
+
+
+def _dispatch_with_floor(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a dispatch.json) with a floor block of two operations, one of them over its bound."""
+    data = dict(data, targets={k: v for k, v in data["targets"].items() if not k.startswith("floor ")})
+    data["floor"] = {
+        "dtype": "float32",
+        "elements": 10,
+        "rounds": 11,
+        "numpy_calls": {"x + y": "a + b", "sin(x)": "np.sin(a)"},
+        "operations": {
+            "x + y": {"numpy_us": 0.25, "dlarray_us": 0.625, "floor_us": 0.5, "dlarray_overhead_us": 0.375,
+                      "floor_overhead_us": 0.25, "overhead_ratio": 1.5},
+            "sin(x)": {"numpy_us": 0.25, "dlarray_us": 0.875, "floor_us": 0.5, "dlarray_overhead_us": 0.625,
+                       "floor_overhead_us": 0.25, "overhead_ratio": 2.5},
+        },
+    }
+    data["targets"]["floor x + y: dlarray overhead / floor overhead"] = _target(1.5, 2.0, True)
+    data["targets"]["floor sin(x): dlarray overhead / floor overhead"] = _target(2.5, 2.0, False)
+    data["targets"]["floor all operations (worst): dlarray overhead / floor overhead"] = _target(
+        2.5, 2.0, False
+    )
+    return data
+
+
+def test_dispatch_floor_block_is_a_table_per_call() -> None:
+    section = "\n".join(bench_page.dispatch_section(_dispatch_with_floor(_committed("dispatch")), PAGE))
+    floor = section.split("#### Against the floor")[1].split("\n#### ")[0]
+    _assert_shows(
+        floor,
+        "2 operations on 10 float32 elements, each as numpy's own call (`a + b`, `np.sin(a)`)",
+        "All 6 statements run in the same 11 rounds",
+        "dlarray's overhead / the floor's, <= 2.",
+        "| operation | numpy | dlarray | floor | dlarray + | floor + | ratio | verdict |",
+        f"| `x + y` | 0.25 | 0.625 | 0.5 | 0.375 | 0.25 | 1.5 | {bench_page._VERDICT['MET']} |",
+        f"| `sin(x)` | 0.25 | 0.875 | 0.5 | 0.625 | 0.25 | 2.5 | {bench_page._VERDICT['NOT MET']} |",
+    )
+    assert "No recorded run" not in floor
+    # the worst of them in the summary of targets
+    assert "| floor all operations (worst): dlarray overhead / floor overhead | 2.5 | <= 2 |" in section
+
+
+def test_blocks_a_recorded_run_lacks_are_said_missing_once_each(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    for stem, blocks in (("dlpack", ("general", "exchange")), ("dispatch", ("floor",))):
+        data = _committed(stem)
+        for block in blocks:
+            data.pop(block, None)
+        (tmp_path / f"{stem}.json").write_text(json.dumps(data))
+    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(tmp_path))
+    text = bench_page.benchmark_results(PAGE)
+    blocks = [
+        ("the general path", "bench_dlpack.py", "run_general"),
+        ("the exchange API of other publishers", "bench_dlpack.py", "run_exchange"),
+        ("the floor", "bench_dispatch.py", "run_floor"),
+    ]
+    measured = [(block, function) for block, script, function in blocks if bench_page._measures(script, function)]
+    assert {"run_general", "run_floor"} <= {function for _, function in measured}
+    for block, function in measured:
+        assert text.count(f'!!! note "No recorded run has {block} yet"') == 1, block
+        assert f"(`{function}`)" in text
+    assert text.count("No recorded run has") == len(measured)  # a block no script measures is not announced
+    assert "| `floor(producer)` |" not in text and "| `x + y` | " in text  # the cases' tables are still there
+
+
+def test_handoffs_say_which_targets_judge_the_floor() -> None:
+    data = _committed("dlpack")
+    judged = {"numpy.from_dlpack(dlarray) / numpy.from_dlpack(floor)": 1.15,
+              "Array[1:-1] overhead / the floor's, over numpy's ndarray[1:-1]": 1.5}
+    row = _pair(0.25, 0.125, 2.0, 1.75, 2.25)
+    floor_relative = dict(data, handoffs={name: {"dlarray": row, "floor": row} for name in judged},
+                          targets={name: _target(1.0, bound, True) for name, bound in judged.items()})
+    text = "\n".join(bench_page._handoffs_table(floor_relative))
+    assert "shown, not judged" not in text
+    for name in judged:  # the Array's row and the floor's, each against numpy's
+        for who in ("dlarray", "floor"):
+            assert f"| {bench_page.plain(name)} ({who}) | 0.25 | 0.125 | 2 | 1.75–2.25 | 0.125 |" in text
+    listed = "; ".join(bench_page.plain(name) for name in judged)
+    assert f"The targets that name the floor ({listed})" in text
+    # issue 26's bounds (a run recorded before the floor-relative ones): the floor is not judged
+    old = "numpy.from_dlpack(dlarray) / numpy.from_dlpack(numpy)"
+    numpy_relative = dict(data, handoffs={old: {"dlarray": row}}, targets={old: _target(2.0, 1.5, False)})
+    text = "\n".join(bench_page._handoffs_table(numpy_relative))
+    assert "In this run the floor is shown, not judged" in text and "name the floor" not in text
