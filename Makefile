@@ -20,8 +20,8 @@ LATEST_STAMP := $(LATEST_VENV)/.installed
 NEWEST_PYTHON = $(shell python3 .ci/newest_python.py)
 # what each leg must have: a test that needs one of these fails instead of skipping where it is missing
 # (tests/needs.py); the other optional libraries are skipped, with the reason, where absent
-TEST_REQUIRES := torch jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray
-LATEST_TEST_REQUIRES := jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray cubed
+TEST_REQUIRES := torch jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray cuda.core tvm_ffi
+LATEST_TEST_REQUIRES := jax array_api_strict scipy sklearn mypy mkdocs matplotlib pyarrow dlpack ml_dtypes xarray cubed cuda.core tvm_ffi
 # pip's own progress (a line per package, download bars on a terminal) instead of a silent minute
 PIP := $(PY) -m pip install --disable-pip-version-check
 # e.g. CONFORMANCE_ARGS="--record" or "--max-examples 5 -- -k test_abs"

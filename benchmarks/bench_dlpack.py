@@ -11,8 +11,11 @@ Every buffer is float32 and allocated (and touched) once per size, then reused b
 statement. Times are medians in microseconds (see ``_harness.py``). Besides the fast paths (numpy,
 torch, bytes) it times the general path, a producer dlarray has no rule for and a raw capsule,
 against a minimal ctypes consumer (the floor, ``floor_import``) and numpy's C consumer reading the
-same producer. Prints the tables and the targets with MET / NOT MET, writes ``results/dlpack.json``
-and ``results/dlpack_latency.png``.
+same producer, and the C exchange API of the publishers besides torch that are installed (the
+``exchange`` extra: cuda-core's StridedMemoryView, tvm-ffi's DLTensorTestWrapper) against the
+same object read through its ``__dlpack__``, numpy's C consumer and the publisher's own
+``from_dlpack``. Prints the tables and the targets with MET / NOT MET, writes
+``results/dlpack.json`` and ``results/dlpack_latency.png``.
 """
 
 from __future__ import annotations
@@ -425,6 +428,100 @@ def run_general(quick: bool) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------------ the C exchange API
+# Publishers of ``__dlpack_c_exchange_api__`` besides torch, from PyPI (the ``exchange`` extra),
+# over the same numpy buffer: ``make(a)`` gives the publisher's object, ``peer`` its library's own
+# from_dlpack reading it. Each is read four ways in the same rounds: dlarray through the exchange
+# API, dlarray through its ``__dlpack__`` (a Forwarding wrapper: the general path), numpy's C
+# consumer, and the peer.
+def _publishers() -> dict[str, tuple[Callable[[np.ndarray], Any], Callable[[Any], Any]]]:
+    found: dict[str, tuple[Callable[[np.ndarray], Any], Callable[[Any], Any]]] = {}
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except Exception:  # noqa: BLE001 - not installed, or no usable cuda-bindings
+        pass
+    else:
+        found["cuda-core StridedMemoryView"] = (
+            functools.partial(StridedMemoryView.from_dlpack, stream_ptr=-1),
+            functools.partial(StridedMemoryView.from_dlpack, stream_ptr=-1),
+        )
+    try:
+        import tvm_ffi
+        from tvm_ffi.core import DLTensorTestWrapper
+    except Exception:  # noqa: BLE001
+        pass
+    else:
+        found["tvm-ffi DLTensorTestWrapper"] = (lambda a: DLTensorTestWrapper(tvm_ffi.from_dlpack(a)), tvm_ffi.from_dlpack)
+    return found
+
+
+EXCHANGE_PUBLISHERS = ["cuda-core StridedMemoryView", "tvm-ffi DLTensorTestWrapper"]
+EXCHANGE = [
+    ("dlarray.from_dlpack (exchange API)", "dl_from(o)"),
+    ("dlarray.from_dlpack (its __dlpack__)", "dl_from(f)"),
+    ("numpy.from_dlpack", "np_from(o)"),
+    ("peer's own from_dlpack", "peer(o)"),
+]
+
+
+def _distribution_versions(names: list[str]) -> dict[str, str | None]:
+    """Installed versions of the named distributions (None where one is not installed)."""
+    from importlib import metadata
+
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def _exchange_target(publisher: str) -> str:
+    return f"exchange API: from_dlpack({publisher}) / from_dlpack(its __dlpack__)"
+
+
+def run_exchange(quick: bool) -> dict[str, Any]:
+    """Time ``EXCHANGE`` for each installed publisher in the same rounds on one buffer of
+    ``HANDOFF_SIZE`` float32; the medians, and the exchange path compared round by round with the
+    general path, numpy's consumer and the peer's own from_dlpack."""
+    a = np.ones(HANDOFF_SIZE, dtype=np.float32)
+    rounds, min_time = (11, 0.002) if quick else (201, 0.005)
+    report: dict[str, Any] = {"rounds": rounds, "statements": dict(EXCHANGE), "publishers": {},
+                              "versions": _distribution_versions(["cuda-core", "cuda-bindings", "apache-tvm-ffi"])}
+    rows = []
+    publishers = _publishers()
+    for publisher in EXCHANGE_PUBLISHERS:
+        if publisher not in publishers:
+            report["publishers"][publisher] = {"error": "not installed (pip install dlarray[exchange])"}
+            rows.append([publisher, "not installed", "", "", ""])
+            continue
+        make, peer = publishers[publisher]
+        obj = make(a)
+        ns = {"o": obj, "f": Forwarding(obj), "dl_from": dlarray.from_dlpack, "np_from": np.from_dlpack, "peer": peer}
+        samples, _ = sample_rounds([(stmt, ns) for _, stmt in EXCHANGE], rounds, min_time)
+        times = {label: per_call for (label, _), per_call in zip(EXCHANGE, samples)}
+        fast = times[EXCHANGE[0][0]]
+        pairs = {label: against(fast, times[label]) for label, _ in EXCHANGE[1:]}
+        for label, _ in EXCHANGE:
+            timed = pairs.get(label)
+            rows.append([f"{publisher}: {label}", fmt(statistics.median(times[label])), fmt(min(times[label])),
+                         fmt(timed.ratio) if timed else "",
+                         f"{fmt(timed.ratio_quartiles[0])}-{fmt(timed.ratio_quartiles[1])}" if timed else ""])
+        report["publishers"][publisher] = {
+            "median_us": {label: statistics.median(per_call) for label, per_call in times.items()},
+            "min_us": {label: min(per_call) for label, per_call in times.items()},
+            "exchange_over": {label: asdict(timed) for label, timed in pairs.items()},
+        }
+    print_table(
+        f"The C exchange API of other publishers ({HANDOFF_SIZE:,} float32; {rounds} rounds, medians; "
+        f"ratio: the exchange path's time over the row's)",
+        ["publisher: statement", "us (median)", "min us", "exchange / this", "ratio quartiles"],
+        rows,
+    )
+    return report
+
+
 # Tensors of other ranks (the sizes above are vectors): the import's checks grow with ndim.
 SHAPES = [(), (3, 4), (2, 3, 4), (8, 3, 32, 32)]
 SHAPE_OPS = [
@@ -535,6 +632,7 @@ def _flatness(results: Results, sizes: list[int], label: str) -> float | None:
 def targets(
     results: Results, sizes: list[int], memory: dict[str, Any] | None,
     handoffs: dict[str, dict[str, Against] | str], general: dict[str, Any] | None = None,
+    exchange: dict[str, Any] | None = None,
 ) -> list[Target]:
     """The targets. An import's ratio per size must hold at every size: the worst size decides. A
     hand-off's is the median over rounds of its ratio to numpy's (``run_handoffs``); the ratio
@@ -567,6 +665,10 @@ def targets(
     for name, _, _, bound in GENERAL_TARGETS:
         paired = (general or {}).get("ratios", {}).get(name)
         found.append(Target(name, paired["ratio"] if paired else None, "<=", bound))
+    for publisher in EXCHANGE_PUBLISHERS:  # the exchange path no slower than the publisher's own __dlpack__
+        timed = (exchange or {}).get("publishers", {}).get(publisher, {}).get("exchange_over", {})
+        general_pair = timed.get(EXCHANGE[1][0])
+        found.append(Target(_exchange_target(publisher), general_pair["ratio"] if general_pair else None, "<=", 1.0))
     for label in DLARRAY_IMPORTS:
         found.append(Target(f"import flatness max/min: {label}", _flatness(results, sizes, label), "<=", 1.3))
     if memory is not None:
@@ -612,13 +714,14 @@ def main(argv: list[str] | None = None) -> int:
     shapes = run_shapes(settings, peers)
     handoffs = run_handoffs(peers, args.quick)
     general = run_general(args.quick)
+    exchange = run_exchange(args.quick)
 
     memory = None
     if args.memory:
         # A 40 MB buffer in a quick run keeps it quick; the target is per import either way.
         memory = run_memory(40_000_000 if args.quick else 400_000_000, 10, peers)
 
-    found = targets(results, sizes, memory, handoffs, general)
+    found = targets(results, sizes, memory, handoffs, general, exchange)
     print_ratios(found, sizes)
     print_targets(found)
 
@@ -640,6 +743,7 @@ def main(argv: list[str] | None = None) -> int:
             "handoffs": {name: {who: asdict(t) for who, t in timed.items()} if isinstance(timed, dict)
                          else {"error": timed} for name, timed in handoffs.items()},
             "general": general,
+            "exchange": exchange,
             "targets": {t.name: t.as_dict() for t in found},
         },
     )

@@ -1485,18 +1485,21 @@ def _new(
 def _adopt(
     owner: Any, data: int, byte_offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
     dtype_code: int, dtype_bits: int, device_type: int, device_id: int, flags: int, version: object = None,
+    stream: int = _LEGACY_DEFAULT_STREAM,
 ) -> Array:
     """An Array over validated DLPack fields; ``owner`` keeps the memory alive.
 
     The import hot path: the core's ``import_with`` and ``consume_capsule`` call it with the fields
     they have just read (``consume_capsule`` adds the DLPack version, which the Array does not
-    keep), so no tuple is built between reading a struct and filling the Array's slots.
+    keep), so no tuple is built between reading a struct and filling the Array's slots. ``stream``:
+    the stream the data is ordered on (the C exchange API's ``current_work_stream`` on CUDA, whose
+    import synchronizes nothing; a capsule's data is ordered on the legacy default stream).
     """
     try:
         device = _DEVICE_CACHE[device_type, device_id]
     except KeyError:  # a device not seen yet (or a CPU device_id other than 0)
         device = device_of(device_type, device_id)
-    return _new(None, owner, _DTYPE_BY_CODE[dtype_code, dtype_bits], device, _LEGACY_DEFAULT_STREAM,
+    return _new(None, owner, _DTYPE_BY_CODE[dtype_code, dtype_bits], device, stream,
                 (data, byte_offset, shape, strides, flags & _KEPT_FLAGS))
 
 

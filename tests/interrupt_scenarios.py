@@ -297,6 +297,7 @@ def _torch() -> Any:
     return torch
 
 
+producer.current_streams[2, 0] = 2  # the per-thread default stream: one the simulated GPU knows
 SCENARIOS: dict[str, Callable[[int, list[str]], Attempt]] = {
     "capsule-versioned": capsule(versioned=True),
     "capsule-legacy": capsule(versioned=False),
@@ -314,6 +315,12 @@ SCENARIOS: dict[str, Callable[[int, list[str]], Attempt]] = {
     "exchange-api": producer_object(ExchangeProducer),
     "exchange-api-refused": producer_object(ExchangeProducer, lanes=2),
     "exchange-api-not-cpu": producer_object(ExchangeProducer, device=(2, 0)),
+    # a publisher whose rules are learnt: its __dlpack__ asked (a new type each time), agreeing,
+    # refusing; a CUDA tensor with the producer's current stream (producer.current_streams)
+    "exchange-api-learning": producer_object(producer.new_publisher),
+    "exchange-api-learning-refused": producer_object(producer.new_publisher, refuse=lambda fields: True),
+    "exchange-api-learnt": producer_object(producer.LearntExchangeProducer),
+    "exchange-api-cuda-stream": producer_object(producer.LearntExchangeProducer, device=(2, 0)),
     "torch-borrowed": torch_tensor(lambda: _torch().arange(6.0)),
     "torch-managed": torch_tensor(lambda: _torch().zeros(0)),
     "bytearray": buffer_export(lambda: bytearray(16)),

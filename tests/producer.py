@@ -175,3 +175,67 @@ class ExchangeProducer(Producer):
 # Its __dlpack__ hands out the very fields its exchange function does: nothing to refuse there
 # that the exchange path would accept, so dlarray may take the fast path for every object of it.
 register_exchange_rules(ExchangeProducer, lambda obj: True)
+
+
+# --------------------------------------------------------------------------- an exchange table of one's own
+# A table with any header and a current_work_stream, for producers whose __dlpack__ rules dlarray
+# does not know (it learns them per situation) and for CUDA streams.
+_CURRENT_WORK_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
+#: What current_work_stream answers: the stream handle per (device_type, device_id); absent: it
+#: fails (-1; a Python callback cannot leave an error set for its caller, so none is).
+current_streams: dict[tuple[int, int], int | None] = {}
+stream_queries: list[tuple[int, int]] = []
+
+
+def _current_work_stream(device_type: int, device_id: int, out: Any) -> int:
+    stream_queries.append((device_type, device_id))
+    if (device_type, device_id) not in current_streams:
+        return -1
+    out[0] = current_streams[device_type, device_id]
+    return 0
+
+
+_STREAM_FUNCTION = _CURRENT_WORK_STREAM(_current_work_stream)
+_keep: list[Any] = [_STREAM_FUNCTION]
+
+
+def exchange_capsule(major: int = 1, minor: int = 3, prev_api: int | None = None, streams: bool = True,
+                     name: bytes = b"dlpack_exchange_api") -> tuple[Any, int]:
+    """A ``__dlpack_c_exchange_api__`` capsule over a new table (kept alive for the process), and
+    the table's address (for another table's ``prev_api``)."""
+    api = _ExchangeAPI(major, minor, prev_api, None, ctypes.cast(_EXCHANGE_FUNCTION, ctypes.c_void_p).value,
+                       None, None, ctypes.cast(_STREAM_FUNCTION, ctypes.c_void_p).value if streams else None)
+    label = ctypes.create_string_buffer(name)
+    _keep.extend((api, label))
+    return _new_plain_capsule(ctypes.addressof(api), label, None), ctypes.addressof(api)
+
+
+class LearntExchangeProducer(ExchangeProducer):
+    """A type of its own with the C exchange API (with current_work_stream) whose __dlpack__
+    rules dlarray was not told: its __dlpack__ is asked once per situation.
+
+    Both ways describe the same memory, the object's own (unless ``data_address`` is given);
+    ``refuse(fields)`` true makes ``__dlpack__`` raise BufferError, as a producer's own rule would,
+    while the exchange function hands the tensor over all the same.
+    """
+
+    __dlpack_c_exchange_api__ = exchange_capsule()[0]
+
+    def __init__(self, refuse: Any = None, **fields: Any) -> None:
+        self.memory = ctypes.create_string_buffer(512)
+        fields.setdefault("data_address", ctypes.addressof(self.memory))
+        super().__init__(**fields)
+        self.refuse = refuse
+
+    def __dlpack__(self, **options: Any) -> Any:
+        if self.refuse is not None and self.refuse(self.fields):
+            self.calls.append(options)
+            raise BufferError("refused by the producer's own __dlpack__")
+        return super().__dlpack__(**options)
+
+
+def new_publisher(**fields: Any) -> LearntExchangeProducer:
+    """An object of a new publisher type (nothing learnt of it yet): its first import asks its
+    ``__dlpack__``."""
+    kind = type("Publisher", (LearntExchangeProducer,), {"__dlpack_c_exchange_api__": exchange_capsule()[0]})
+    return kind(**fields)

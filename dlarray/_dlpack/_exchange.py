@@ -4,7 +4,18 @@ A producer type may carry ``__dlpack_c_exchange_api__``: a capsule named ``dlpac
 holding a static ``DLPackExchangeAPI`` struct of C function pointers (torch has one). Its
 ``managed_tensor_from_py_object_no_sync`` hands over a ``DLManagedTensorVersioned*`` directly: no
 Python ``__dlpack__`` call, no capsule. Ownership of the struct moves to the caller at once (see
-:func:`import_with`). "NoSync" means no stream ordering, so only CPU tensors are taken this way.
+:func:`import_with`). "NoSync" means no stream ordering: a CPU tensor is taken as it is, a CUDA
+tensor with the stream its data is ordered on, which the table's ``current_work_stream`` tells
+(the consumer orders its own work after that stream, as it does for a cupy result); other devices
+are left to ``__dlpack__``.
+
+The table is trusted only as far as its header vouches for it. The header (DLPack 1.3:
+``{DLPackVersion version; DLPackExchangeAPIHeader *prev_api}``) has no size field: the version is
+what says which fields follow. The exchange API appeared in DLPack 1.2, whose table already has
+every field read here, so a table of major version 1 and minor >= 2 is read; one of a later major
+version is followed down its ``prev_api`` chain to a major-1 table (as the header asks of
+consumers); anything else, and a capsule not named ``dlpack_exchange_api``, is ignored:
+``__dlpack__`` is asked instead.
 """
 
 from __future__ import annotations
@@ -37,6 +48,9 @@ from ._structs import (
 )
 
 EXCHANGE_API_NAME = b"dlpack_exchange_api"
+#: The first DLPack minor version (of major 1) with the exchange API: the table's fields read here.
+EXCHANGE_API_FIRST_MINOR = 2
+_PREV_API_HOPS = 8  # a bound on the prev_api chain: a faulty table could make it a loop
 T = TypeVar("T")
 
 
@@ -96,16 +110,33 @@ _VIEW_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, TensorSl
 _read_tensor = TENSOR_LAYOUT.unpack_from
 
 
-def _exchange_api(kind: type) -> DLPackExchangeAPI | None:
-    """The ``DLPackExchangeAPI`` a producer type carries (major version 1), or None."""
+def exchange_api(kind: type) -> DLPackExchangeAPI | None:
+    """The ``DLPackExchangeAPI`` a producer type carries, of a version whose fields are known, or None.
+
+    Major version 1 from minor 2 on (the first with the exchange API: every field read here is
+    there); a table of a later major version is followed down its ``prev_api`` chain (at most
+    :data:`_PREV_API_HOPS` links) to a major-1 one. A table of major 1 and minor < 2, of major 0,
+    or a chain with no major-1 table: None (``__dlpack__`` is asked).
+    """
     capsule = getattr(kind, "__dlpack_c_exchange_api__", None)
     try:
-        if type(capsule) is CapsuleType and _capi.capsule_get_name(capsule) == EXCHANGE_API_NAME:
-            api = DLPackExchangeAPI.from_address(_capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME))
-            if api.header.version.major == 1:
-                return api
+        if type(capsule) is not CapsuleType or _capi.capsule_get_name(capsule) != EXCHANGE_API_NAME:
+            return None
+        address = _capi.capsule_get_pointer(capsule, EXCHANGE_API_NAME)
     except ctypes.ArgumentError as error:
         _capi.reraise(error)
+    for _hop in range(_PREV_API_HOPS):
+        if not address:
+            return None
+        header = DLPackExchangeAPIHeader.from_address(address)  # the header: stable across versions
+        major = header.version.major
+        if major == DLPACK_MAJOR_VERSION:
+            if header.version.minor < EXCHANGE_API_FIRST_MINOR:
+                return None  # older than the exchange API: its fields are not those read here
+            return DLPackExchangeAPI.from_address(address)
+        if major < DLPACK_MAJOR_VERSION:
+            return None
+        address = header.prev_api
     return None
 
 
@@ -121,7 +152,7 @@ class _ExchangeFunctions(dict):  # type: ignore[type-arg]
         self._prototype = prototype
 
     def __missing__(self, kind: type) -> Any:
-        api = _exchange_api(kind)
+        api = exchange_api(kind)
         address = getattr(api, self._field) if api is not None else None
         function = self._prototype(address) if address else None
         if len(self) < 1024:  # bounded: one entry per producer type
@@ -166,21 +197,62 @@ def view_with(viewer: Any, obj: object, build: Callable[..., T]) -> T | None:
 #: ``importer_for(kind)``: the producer type's ``managed_tensor_from_py_object_no_sync``, or None.
 importer_for = _ExchangeFunctions("managed_tensor_from_py_object_no_sync", _FROM_PY_OBJECT).__getitem__
 
+# int (*)(DLDeviceType device_type, int32_t device_id, void **out_current_stream): -1 with a
+# Python error set on failure (a Python-API function, as the import function is).
+_CURRENT_WORK_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
+
+#: ``stream_reader_for(kind)``: the producer type's ``current_work_stream``, or None.
+stream_reader_for = _ExchangeFunctions("current_work_stream", _CURRENT_WORK_STREAM).__getitem__
 
 _CPU = DLDeviceType.CPU.value
+_CUDA = DLDeviceType.CUDA.value
+_DEVICE_ID_INDEX = DEVICE_TYPE_INDEX + 1
+#: The DLPack stream of CUDA's legacy default stream, which a NULL stream handle names.
+_LEGACY_DEFAULT_STREAM = 1
 
 
-def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None:
+def work_stream(reader: Any, device_type: int, device_id: int) -> int | None:
+    """The producer's current work stream on a device, as a DLPack stream integer, or None where
+    ``reader`` (from :func:`stream_reader_for`) fails (raises, or returns non-zero).
+
+    CUDA's NULL stream handle is the legacy default stream: 1 in DLPack's numbering (the driver's
+    ``CU_STREAM_LEGACY`` and ``CU_STREAM_PER_THREAD`` are 1 and 2 there too, so a handle is its
+    DLPack stream as it is).
+
+    Examples
+    --------
+    >>> import ctypes
+    >>> @_CURRENT_WORK_STREAM
+    ... def per_thread(device_type, device_id, out):  # a producer on the per-thread default stream
+    ...     out[0] = 2
+    ...     return 0
+    >>> work_stream(per_thread, 2, 0)
+    2
+    """
+    out = ctypes.c_void_p()
+    try:
+        if reader(device_type, device_id, ctypes.byref(out)) != 0:
+            return None
+    except Exception:
+        return None
+    return out.value or _LEGACY_DEFAULT_STREAM
+
+
+def import_with(importer: Any, obj: object, build: Callable[..., T], streams: Any = None) -> T | None:
     """Ask ``importer`` (from :func:`importer_for`) for ``obj``'s tensor and take ownership of it.
 
     Returns ``build(owner, data, byte_offset, shape, strides, dtype_code, dtype_bits, device_type,
     device_id, flags)``: the consumer's constructor, called with the validated fields (no tuple in
     between: this is the import hot path) and the :class:`ImportedTensor` that now owns the
-    struct. None where the caller must ask ``__dlpack__`` instead: a valid tensor that is not on
-    the CPU, let go at once ("NoSync": only ``__dlpack__`` orders the streams), or an exchange
-    function that raised (its exceptions need not be those of ``__dlpack__``). The struct is ours
-    as soon as the call returns, so a refusal of its fields runs its deleter before raising, and
-    so does an interrupt, wherever it lands.
+    struct. A CUDA tensor, where ``streams`` (the type's ``current_work_stream``, from
+    :func:`stream_reader_for`) is given, is built with two more arguments, ``None`` (no capsule
+    version) and the stream its data is ordered on (:func:`work_stream`): "NoSync" hands the data
+    over as the producer's current stream leaves it. None where the caller must ask ``__dlpack__``
+    instead: a valid tensor on another device, or on CUDA without ``streams`` or where it fails,
+    let go at once (only ``__dlpack__`` orders the streams there), or an exchange function that
+    raised (its exceptions need not be those of ``__dlpack__``). The struct is ours as soon as the
+    call returns, so a refusal of its fields runs its deleter before raising, and so does an
+    interrupt, wherever it lands.
 
     The exchange function does not make the checks the producer's ``__dlpack__`` makes (torch's
     refuses a tensor that requires grad or has the conjugate bit set): which producer types and
@@ -218,10 +290,15 @@ def import_with(importer: Any, obj: object, build: Callable[..., T]) -> T | None
                          device_id, flags)
         # everything else, and every refusal, through the general checks
         fields, _deleter = read_managed(managed, True)
-        if fields[DEVICE_TYPE_INDEX] != _CPU:
-            owner = None  # let go: the deleter runs now
-            return None
-        return build(owner, *fields[:-1])  # all but the version
+        device_type = fields[DEVICE_TYPE_INDEX]
+        if device_type == _CPU:
+            return build(owner, *fields[:-1])  # all but the version
+        if device_type == _CUDA and streams is not None:
+            stream = work_stream(streams, device_type, fields[_DEVICE_ID_INDEX])
+            if stream is not None:
+                return build(owner, *fields[:-1], None, stream)
+        owner = None  # let go: the deleter runs now
+        return None
     except BaseException:
         owner = None  # first, with no call before it: a struct handed over is freed now
         raise
