@@ -1044,6 +1044,8 @@ EXTRA_PURPOSES = {
     "frameworks": "tensorflow, paddle and pyarrow in the [probe](probe.md) and the "
                   "[DLPack conformance kit](guide/dlpack-conformance.md) (`make frameworks`)",
     "typing": "pyright (basedpyright) checking a user's script beside mypy (`make typing`)",
+    "exchange": "publishers of DLPack's C exchange API besides torch (cuda-core's StridedMemoryView, "
+                "tvm-ffi), which the tests and the [benchmarks](benchmarks.md) import through it",
 }
 
 
