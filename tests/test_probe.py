@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
+import gpu_view
 import needs
 import numpy as np
 import pytest
@@ -58,8 +59,17 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def full_probe() -> ProbeResult:
-    """Every hop installed here, run once for the tests that read the whole table."""
-    return probe()
+    """Every hop installed here, run once for the tests that read the whole table, with the GPU
+    hidden as in every test and in the child processes the table is compared with (a module's
+    fixture is made before the per-test view of the GPU is set: tests/conftest.py)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        gpu_view.forget_devices()
+        unhide = gpu_view.hide_gpu(monkeypatch)
+        try:
+            return probe()
+        finally:
+            unhide()
+            gpu_view.forget_devices()
 
 
 def test_probe_table_zero_copy_where_promised(full_probe: ProbeResult) -> None:
