@@ -106,12 +106,13 @@ class DType:
         """
         if self.numpy_dtype is not None:
             return self.numpy_dtype
-        module = _ml_dtypes()
-        if module is None:
-            raise TypeError(f"numpy has no {self.name} dtype; installing ml_dtypes gives it one")
-        found = getattr(module, self.name, None)
+        try:
+            import ml_dtypes  # on first need: numpy's dtypes for these come from it
+        except ImportError:
+            raise TypeError(f"numpy has no {self.name} dtype; installing ml_dtypes gives it one") from None
+        found = getattr(ml_dtypes, self.name, None)
         if found is None:
-            raise TypeError(f"numpy has no {self.name} dtype, nor has ml_dtypes {module.__version__}")
+            raise TypeError(f"numpy has no {self.name} dtype, nor has ml_dtypes {ml_dtypes.__version__}")
         return np.dtype(found)
 
     def __hash__(self) -> int:
@@ -131,21 +132,6 @@ class DType:
 
     def __deepcopy__(self, memo: Any) -> DType:
         return self
-
-
-def _ml_dtypes() -> Any:
-    """The ml_dtypes module where installed (imported on first need), else None."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        return None
-    return ml_dtypes
-
-
-def ml_dtypes_type(name: str) -> Any:
-    """ml_dtypes' scalar type of that name (bfloat16, float8_e4m3fn, ...), or None."""
-    module = _ml_dtypes()
-    return None if module is None else getattr(module, name, None)
 
 
 def _make(name: str, code: int, bits: int, category: str, numpy_name: str | None) -> DType:
