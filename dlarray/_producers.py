@@ -104,7 +104,7 @@ def _fast_import(importer: Any, admits: Admits, streams: Any) -> FastImport:
 
 #: What says one situation from another for a producer whose rules are learnt: what an import
 #: shows and a ``__dlpack__`` may decide by (dtype, device, flags, ndim, C-contiguous or not).
-Situation = tuple[Any, Any, int, int, bool]
+Situation = tuple[int, Any, int, int, bool]
 
 
 def _situation(array: Array) -> Situation:
@@ -118,7 +118,8 @@ def _situation(array: Array) -> Situation:
             contiguous = False
             break
         expected *= extent
-    return (array._dtype, array._device, array._flags, len(shape), contiguous)
+    # the dtype by its _index: a DType hashes as numpy's dtype, through Python, at every lookup
+    return (array._dtype._index, array._device, array._flags, len(shape), contiguous)
 
 
 def _same_tensor(a: Array, b: Array) -> bool:
