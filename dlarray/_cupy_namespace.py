@@ -10,21 +10,25 @@ What is added or replaced (checked against cupy's sources, v13.6.0 and v14.2.0):
 * names cupy lacks or spells differently: ``vecdot``, ``count_nonzero(keepdims=)``, ``linalg.cholesky(upper=)``,
   ``linalg.pinv(rtol=)`` (cupy: ``rcond``, default 1e-15), ``linalg.matrix_rank(rtol=)`` (cupy:
   an absolute ``tol``), ``linalg.svdvals``, ``linalg.matrix_norm``, ``linalg.vector_norm``,
-  ``linalg.trace``, ``linalg.outer``, ``linalg.cross`` (cupy 13), ``linalg.solve`` with
-  broadcast stack dimensions (cupy asks for equal ones);
+  ``linalg.trace``, ``linalg.outer``, ``linalg.cross`` with broadcasting (cupy 14's asks for
+  equal shapes, cupy 13 has none), ``linalg.solve`` with broadcast stack dimensions (cupy asks for
+  equal ones) and of empty systems (cupy's batched solver divides by zero), ``isin`` of a Python
+  scalar (cupy's calls ``ravel`` on it);
 * results where cupy's kernels break the standard's special cases: floating ``remainder`` (cupy
   computes ``x1 - floor(x1 / x2) * x2``: NaN for a finite ``x1`` and an infinite ``x2``, and a +0
   where the zero takes the sign of ``x2``), complex ``log``/``log1p`` with a NaN component (thrust
   takes ``log(|z|**2)``: NaN for ``inf + NaN j``), complex ``tanh`` of ``±0 + (inf or NaN) j``
   (thrust gives NaN + NaN j, not ``±0 + NaN j``), complex ``arccosh`` of ``±0 + NaN j`` (thrust
-  gives NaN + NaN j, not ``NaN + πj/2``);
+  gives NaN + NaN j, not ``NaN + πj/2``), the imaginary sign of complex ``log1p`` (cupy adds
+  ``1 + 0j``, so ``log1p(-0j)`` was ``+0j``);
 * errors numpy raises and cupy does not by default: ``linalg.cholesky`` of a matrix that is not
   positive definite, ``linalg.inv``/``solve`` of a singular one (and ``matrix_power`` with a
   negative exponent, through inv) give NaN or garbage in cupy unless ``cupyx.errstate(linalg=
   "raise")`` is on (cupyx/_ufunc_config.py:42-50, cupy/linalg/_util.py:110-131): it is, for those
   calls, so they raise numpy's LinAlgError (a ValueError) as on the CPU. The check reads cuSOLVER's
   status to the host: one synchronization per call;
-* a size of -1 in ``s`` of ``fft.fftn``/``ifftn``/``rfftn``/``irfftn`` (the whole axis): cupy's None;
+* a size of -1 in ``s`` of ``fft.fftn``/``ifftn``/``rfftn``/``irfftn``: the input's size, as numpy 2
+  reads it (cupy reads -1 as a length, and its None differs on ``irfftn``'s last axis);
 * ``asarray`` of a 0-d host array: cupy fills the new array with the value, and its ``fill``
   writes zero bytes for any zero, so -0.0 would arrive as +0.0. The value is copied as bytes.
 
@@ -147,10 +151,15 @@ def _log_corrected(cp: Any, z: Any, out: Any) -> Any:
 
 
 def _log1p_corrected(cp: Any, x: Any, out: Any) -> Any:
-    """``log(1 + x)``; complex arguments with a NaN component as :func:`log` of ``1 + x``."""
+    """``log(1 + x)``; complex arguments with a NaN component as :func:`log` of ``1 + x``, the
+    imaginary part signed as ``x``'s."""
     shifted = x.copy()
     shifted.real += 1  # not x + 1, which adds 0j and turns an imaginary -0.0 into +0.0
-    return _log_corrected(cp, shifted, out)
+    out = _log_corrected(cp, shifted, out)
+    # cupy's kernel adds 1 as a complex 1 + 0j (an imaginary -0.0 becomes +0.0); the imaginary
+    # part, atan2(b, 1 + a), has the sign of b in every case, zeros included
+    cp.copyto(out.imag, cp.copysign(out.imag, x.imag))
+    return out
 
 
 def _tanh_corrected(cp: Any, x: Any, out: Any) -> Any:
@@ -171,6 +180,20 @@ def _parts_set_where(cp: Any, out: Any, fix: Any, real: Any, imag: Any) -> Any:
     cp.copyto(out.real, real, where=fix)
     cp.copyto(out.imag, imag, where=fix)
     return out
+
+
+def _isin(cp: Any) -> Any:
+    original = cp.isin
+
+    def isin(element: Any, test_elements: Any, *, invert: bool = False) -> Any:
+        """cupy.isin, a Python scalar operand made a 0-d array first (cupy calls ``ravel`` on both)."""
+        if type(element) in _PYTHON_SCALARS:
+            element = cp.asarray(element)
+        if type(test_elements) in _PYTHON_SCALARS:
+            test_elements = cp.asarray(test_elements)
+        return original(element, test_elements, invert=invert)
+
+    return isin
 
 
 def _count_nonzero(cp: Any) -> Any:
@@ -325,13 +348,13 @@ def _outer(cp: Any) -> Any:
 
 
 def _cross(cp: Any) -> Any:
-    found = getattr(cp.linalg, "cross", None)  # cupy 14
-    if found is not None:
-        return found
-
     def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
-        """Cross product of 3-element vectors (cupy 13 has it at the top level)."""
-        return cp.cross(x1, x2, axis=axis)
+        """Cross product of the 3-element vectors along ``axis`` (negative: the same dimension
+        before and after broadcasting), the operands broadcast against each other. cupy 14's
+        ``linalg.cross`` asks for equal shapes; its top-level ``cross`` (cupy 13 and 14) broadcasts
+        only the vectors' stack, so both are given the broadcast shape."""
+        shape = broadcast_shapes(x1.shape, x2.shape)
+        return cp.cross(cp.broadcast_to(x1, shape), cp.broadcast_to(x2, shape), axis=axis)
 
     return cross
 
@@ -341,11 +364,16 @@ def _solve(cp: Any) -> Any:
 
     def solve(a: Any, b: Any, /) -> Any:
         """``a @ x = b``, the stack dimensions of ``a`` and a matrix ``b`` broadcast (cupy asks
-        for equal ones); LinAlgError for a singular ``a``."""
+        for equal ones); LinAlgError for a singular ``a``. An empty system is answered without
+        cupy: its batched solver divides by the size of a right-hand side with no columns
+        (ZeroDivisionError in cupy/cublas.py's ``arange`` of pointers)."""
         if b.ndim > 1:
             batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
             a = cp.broadcast_to(a, batch + a.shape[-2:])
             b = cp.broadcast_to(b, batch + b.shape[-2:])
+        if a.size == 0 or b.size == 0:
+            shape = a.shape[:-1] if b.ndim == 1 else b.shape
+            return cp.empty(shape, dtype=cp.result_type(a.dtype, b.dtype))
         return solved(a, b)
 
     return solve
@@ -354,10 +382,12 @@ def _solve(cp: Any) -> Any:
 # --------------------------------------------------------------------------- fft
 def _sized_transform(original: Any) -> Any:
     def transform(a: Any, s: Any = None, axes: Any = None, norm: Any = None) -> Any:
-        """An n-dimensional transform; a size of -1 in ``s`` (the whole axis, in the standard and
-        numpy 2) is cupy's None (cupy would read -1 as a length)."""
+        """An n-dimensional transform; a size of -1 in ``s`` is the input's size along that axis,
+        numpy 2's rule (the standard's "the whole axis"). cupy reads -1 as a length, and its None
+        is not the same for ``irfftn``'s last axis (``2*(m - 1)`` there, where numpy's -1 is ``m``)."""
         if s is not None:
-            s = [None if size == -1 else size for size in s]
+            placed = range(-len(s), 0) if axes is None else axes
+            s = [a.shape[axis] if size == -1 else size for size, axis in zip(s, placed)]
         return original(a, s=s, axes=axes, norm=norm)
 
     transform.__name__ = original.__name__
@@ -372,6 +402,7 @@ _TOP_LEVEL = {
     "tanh": _complex_corrected("tanh", _tanh_corrected),
     "arccosh": _complex_corrected("arccosh", _arccosh_corrected),
     "count_nonzero": _count_nonzero,
+    "isin": _isin,
     "tensordot": _tensordot,
     "vecdot": _vecdot,
 }

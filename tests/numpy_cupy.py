@@ -19,7 +19,10 @@ its sources):
   (and so ``asarray`` of a 0-d host value, and scalar assignment) writes zero bytes for any zero;
   floating ``remainder`` is ``x1 - floor(x1 / x2) * x2``; complex ``log``/``log1p`` with a NaN
   component is ``log(|z|**2) + atan2 j``; complex ``tanh(±0 + (inf|NaN) j)`` is NaN + NaN j;
-  complex ``arccosh(±0 + NaN j)`` is NaN + NaN j;
+  complex ``arccosh(±0 + NaN j)`` is NaN + NaN j; complex ``log1p`` adds ``1 + 0j`` (an imaginary
+  -0.0 becomes +0.0); ``linalg.cross`` takes equal shapes only; ``isin`` refuses a Python scalar;
+  ``linalg.solve`` of a stack with no right-hand columns divides by zero; ``fft.irfftn``'s None on
+  the last axis is ``2*(m - 1)``;
 * no read-only arrays (cupy/_core/core.pyx:462): an array over read-only memory is written
   through; a view's ``data.mem`` is the memory object of the array it views;
 * linalg errors as cupy reports them: ``linalg.cholesky`` of a matrix that is not positive
@@ -453,8 +456,9 @@ def log1p(x: ndarray) -> ndarray:
     calls.append("log1p")
     if x.dtype.kind != "c":
         return _wrap(np.log1p(x._a))
-    shifted = x._a.copy()
-    shifted.real += 1  # thrust's complex += real: the imaginary part (a -0.0 too) untouched
+    # cupy's log1p(complex) is ``x += 1; log(x)`` (cupy/_core/include/cupy/complex.cuh), the 1
+    # added as 1 + 0j: an imaginary -0.0 becomes +0.0 (seen on an H200)
+    shifted = x._a + np.asarray(1 + 0j, x.dtype)
     return _wrap(_thrust_log(shifted))
 
 
@@ -476,6 +480,16 @@ def arccosh(x: ndarray) -> ndarray:
         bad = (x._a.real == 0) & np.isnan(x._a.imag)
         out = np.where(bad, np.asarray(complex(np.nan, np.nan), out.dtype), out)
     return _wrap(np.asarray(out))
+
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False) -> ndarray:
+    """cupy's isin calls ``ravel`` on both operands (cupy/_logic/truth.py, in1d): a Python scalar
+    is an AttributeError there."""
+    calls.append("isin")
+    for operand in (element, test_elements):
+        if not isinstance(operand, ndarray):
+            raise AttributeError(f"'{type(operand).__name__}' object has no attribute 'ravel'")
+    return _wrap(np.isin(element._a, test_elements._a, assume_unique=assume_unique, invert=invert))
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> ndarray:
@@ -566,28 +580,44 @@ def _solve(a: ndarray, b: ndarray) -> ndarray:
     calls.append("linalg.solve")
     if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
         raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) shape")
+    if a.ndim > 2 and a.size and not b.size:
+        # cupy's batched_gesv (cupy/cublas.py) makes its pointer array with a step of the
+        # right-hand side's byte size: arange(p, p, 0) for no columns
+        raise ZeroDivisionError("division by zero")
     if b.ndim == 1:
         return _wrap(np.linalg.solve(a._a, np.broadcast_to(b._a, a.shape[:-1])[..., None])[..., 0])
     return _wrap(np.linalg.solve(a._a, b._a))
 
 
+def _linalg_cross(x1: ndarray, x2: ndarray, axis: int = -1) -> ndarray:
+    """cupy 14's linalg.cross (cupy/linalg/_product.py, linalg_cross): equal shapes only."""
+    calls.append("linalg.cross")
+    if x1.shape != x2.shape:
+        raise ValueError("x1 and x2 must have the same shape")
+    return _wrap(np.linalg.cross(x1._a, x2._a, axis=axis))
+
+
 linalg = types.SimpleNamespace(
     cholesky=_cholesky, pinv=_pinv, matrix_rank=_matrix_rank, svd=_svd, norm=_norm, solve=_solve,
-    inv=_inv, matrix_power=_matrix_power, cross=_function("cross", np.linalg, "linalg"),
+    inv=_inv, matrix_power=_matrix_power, cross=_linalg_cross,
     **{name: _function(name, np.linalg, "linalg") for name in (
         "det", "qr", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "matmul",
         "matrix_transpose", "tensorsolve", "tensorinv", "lstsq", "cond")},
 )
 def _sized_transform(name: str) -> Any:
-    """cupy's n-dimensional transforms: None in ``s`` is the whole axis; -1 is not (cupy would
-    slice the axis to ``:-1``), so it is refused here."""
+    """cupy's n-dimensional transforms: None in ``s`` is the input's size, except on ``irfftn``'s
+    last axis, where it is ``2*(m - 1)`` (cupy/fft/_fft.py, _cook_shape and the C2R output size);
+    -1 is refused here (cupy would read it as a length and slice the axis to ``:-1``)."""
     transform = _function(name, np.fft, "fft")
 
     def sized(a: ndarray, s: Any = None, axes: Any = None, norm: Any = None) -> ndarray:
         if s is not None:
             if -1 in s:
                 raise ValueError(f"cupy.fft.{name}: cupy reads -1 in s as a length")
+            placed = list(range(-len(s), 0)) if axes is None else list(axes)
             s = [-1 if size is None else size for size in s]
+            if name == "irfftn" and s[-1] == -1:
+                s[-1] = 2 * (a.shape[placed[-1]] - 1)
         return transform(a, s=s, axes=axes, norm=norm)
 
     return sized
