@@ -319,6 +319,16 @@ def _tanh_complex(xp: Any, z: Any) -> Any:
     return out
 
 
+def _sign_complex(xp: Any, z: Any) -> Any:
+    """Complex sign, ``z / |z|``; where a component is NaN the standard asks for NaN + NaN j, and
+    numpy gives ``±1`` or ``±1j`` when the other component is infinite (``sign(inf + NaN j)`` is
+    ``1 + 0j``). Written without asking first whether any element needs it: on a GPU that question
+    is a read that waits for the device."""
+    out = _owned(xp, xp.sign(z))
+    xp.copyto(out, complex(math.nan, math.nan), where=xp.isnan(z.real) | xp.isnan(z.imag))
+    return out
+
+
 def _tan_complex(xp: Any, z: Any) -> Any:
     """Complex tan as ``-1j * tanh(1j * z)``: the fixed-up tanh carries the standard's special
     cases over."""
@@ -352,7 +362,6 @@ positive = _unary("positive", "positive", NUMERIC)
 abs = _unary("abs", "absolute", NUMERIC)  # noqa: A001 - the standard's name
 square = _unary("square", "square", NUMERIC)
 sqrt = _unary("sqrt", "sqrt", FLOATING)
-sign = _unary("sign", "sign", NUMERIC)
 conj = _unary("conj", "conjugate", NUMERIC)
 # exponents and logarithms
 log = _unary("log", "log", FLOATING)
@@ -408,6 +417,7 @@ bitwise_invert = _unary("bitwise_invert", "invert", INTEGER_OR_BOOL)
 exp = _unary("exp", "exp", FLOATING, _exp_complex)
 expm1 = _unary("expm1", "expm1", FLOATING, _expm1_complex)
 tan = _unary("tan", "tan", FLOATING, _tan_complex)
+sign = _unary("sign", "sign", NUMERIC, _sign_complex)
 tanh = _unary("tanh", "tanh", FLOATING, _tanh_complex)
 
 

@@ -409,6 +409,9 @@ def test_the_results_summary_says_what_each_file_holds(hooks: ModuleType, tmp_pa
         for name, target in record["targets"].items():
             assert (hooks.plain(name) in cpu) == (target.get("verdict") == "NOT MET"), name
     monkeypatch.setenv("DLARRAY_CONFORMANCE_RESULTS", str(tmp_path))
+    no_benchmarks = tmp_path / "no-benchmarks"
+    no_benchmarks.mkdir()
+    monkeypatch.setenv("DLARRAY_BENCH_RESULTS", str(no_benchmarks))  # the committed GPU benchmarks out of sight
     assert hooks.results_summary(None).split("**On a GPU**")[1].count("Nothing has been measured on a GPU") == 1
     _cuda_record(tmp_path, "array_api_tests/test_operators_and_elementwise_functions.py::test_abs[abs]")
     gpu = hooks.results_summary(None).split("**On a GPU**")[1]
