@@ -86,9 +86,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
         exactly once, when the last Array or view of the buffer is gone. Read-only when the
         producer says so (``READ_ONLY``, or its buffer protocol or ``__array_interface__`` where
         it has them: the strictest answer is kept), and whenever it answers with a legacy
-        (unversioned) capsule, which cannot say whether the memory may be written (jax up to 0.10
+        (unversioned) capsule, which cannot say whether the memory may be written (jax up to 0.11
         does; numpy imports such capsules read-only too). ``copy=True`` always gives a writable
-        array: where the producer's own copy is marked READ_ONLY (jax 0.11 and newer mark theirs
+        array: where the producer's own copy is marked READ_ONLY (jax 0.12 and newer mark theirs
         so), it is copied once more (numpy's ``from_dlpack`` keeps such a copy read-only).
 
     Raises
@@ -202,7 +202,7 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
                 raise BufferError("the producer copied the data although copy=False was asked for")
             if not flags & FLAG_READ_ONLY:
                 copy = None  # done already
-            # else a copy the producer marked READ_ONLY (jax >= 0.11 does): copied again below, as
+            # else a copy the producer marked READ_ONLY (jax >= 0.12 does): copied again below, as
             # copy=True promises memory of the caller's own, writable like every other copy
     if target is not None and target is not array._device:
         if copy is False:

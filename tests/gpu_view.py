@@ -60,6 +60,12 @@ def hide_gpu(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     blocker = gpu_hooks.CupyBlocker()
     sys.meta_path.insert(0, blocker)  # the same list: finders others add meanwhile stay
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        # CUDA_VISIBLE_DEVICES is read once, when CUDA starts: a process whose torch already asked
+        # (tests/gpu/conftest.py does, at collection) keeps seeing the GPU; say what the children see
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+        monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE_PATH), path])))
     monkeypatch.setenv(VIEW_VARIABLE, HIDDEN)

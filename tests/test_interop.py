@@ -159,13 +159,14 @@ def test_torch_tensor_outlives_everything_correctly() -> None:
     assert float(view[0]) == 10.0
 
 
-# jax up to 0.10 hands out and asks for legacy capsules only; 0.11 and newer versioned ones
-JAX_VERSIONED = needs.version(jax) >= (0, 11)
+# jax up to 0.11 hands out and asks for legacy capsules only; 0.12 and newer versioned ones (0.11.0
+# to 0.11.2 still call __dlpack__ without max_version and export "dltensor")
+JAX_VERSIONED = needs.version(jax) >= (0, 12)
 
 
 def test_jax_import_keeps_pointer_and_is_read_only() -> None:
-    """jax arrays are immutable: read-only, whether jax says so (READ_ONLY, 0.11 and newer) or its
-    legacy capsule cannot (up to 0.10: read-only, as numpy imports such capsules)."""
+    """jax arrays are immutable: read-only, whether jax says so (READ_ONLY, 0.12 and newer) or its
+    legacy capsule cannot (up to 0.11: read-only, as numpy imports such capsules)."""
     a = jnp.arange(8.0, dtype=jnp.float32).reshape(2, 4)
     x = dlarray.from_dlpack(a)
     assert x.data_ptr == _jax_ptr(a)

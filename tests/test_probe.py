@@ -42,9 +42,9 @@ def _installed(*names: str) -> tuple[str, ...]:
 CPU_PRODUCERS = _installed("numpy", "torch", "jax", "array-api-strict", "bytes", "bytearray", "array.array",
                            "memoryview")
 JAX = needs.optional("jax")
-# jax up to 0.10 asks for a legacy capsule (no max_version), which cannot say read-only: a read-only
-# Array refuses it. jax 0.11 and newer ask with max_version and take read-only data zero-copy.
-JAX_ASKS_VERSIONED = JAX is not None and needs.version(JAX) >= (0, 11)
+# jax up to 0.11 asks for a legacy capsule (no max_version), which cannot say read-only: a read-only
+# Array refuses it. jax 0.12 and newer ask with max_version and take read-only data zero-copy.
+JAX_ASKS_VERSIONED = JAX is not None and needs.version(JAX) >= (0, 12)
 
 
 def _table(rows: list[list[str]]) -> dict[str, dict[str, str]]:
@@ -135,7 +135,7 @@ def aborting_consumer(x: Any) -> Any:
 
 class _AsksForALegacyCapsule:
     """An Array shown to numpy as a producer from before DLPack 1.0 (no max_version): numpy then asks
-    for a legacy capsule, as jax up to 0.10 did."""
+    for a legacy capsule, as jax up to 0.11 did."""
 
     def __init__(self, array: Any) -> None:
         self.array = array
@@ -196,8 +196,8 @@ def test_hops_run_in_a_child_process_unless_a_function_has_no_name() -> None:
 @needs.skip_without("jax")
 @pytest.mark.parametrize("producer", ["bytes", "jax"])
 def test_read_only_buffers_reach_jax_as_its_version_allows(producer: str) -> None:
-    """bytes and jax arrays are read-only. jax up to 0.10 asks for a legacy capsule, which cannot say
-    read-only: refused, and the footnote gives the exception and its reason; jax 0.11 and newer ask
+    """bytes and jax arrays are read-only. jax up to 0.11 asks for a legacy capsule, which cannot say
+    read-only: refused, and the footnote gives the exception and its reason; jax 0.12 and newer ask
     for a versioned one and read the buffer zero-copy."""
     result = probe(producers=[producer], consumers=["jax"])
     cell = _table(result.rows)[producer]["-> jax"]

@@ -190,7 +190,7 @@ def test_legacy_imports_are_read_only_versioned_ones_writable() -> None:
 
 
 class ReadOnlyCopies:
-    """A producer of read-only data whose copies are flagged READ_ONLY | IS_COPIED, as jax 0.11 and
+    """A producer of read-only data whose copies are flagged READ_ONLY | IS_COPIED, as jax 0.12 and
     newer flag theirs (a fresh capsule per call, each remembered)."""
 
     def __init__(self) -> None:
@@ -222,7 +222,7 @@ def test_copy_true_is_writable_even_where_the_producers_copy_is_read_only() -> N
 
 @needs.skip_without("jax")
 def test_jax_arrays_import_read_only_and_copy_true_gives_a_writable_copy() -> None:
-    """jax up to 0.10 hands out legacy capsules (which cannot say read-only), 0.11 and newer
+    """jax up to 0.11 hands out legacy capsules (which cannot say read-only), 0.12 and newer
     versioned ones flagged READ_ONLY, its copy=True capsules READ_ONLY | IS_COPIED: read-only
     either way, and copy=True writable under both."""
     import jax
@@ -230,7 +230,7 @@ def test_jax_arrays_import_read_only_and_copy_true_gives_a_writable_copy() -> No
 
     source = jnp.arange(6.0, dtype=jnp.float32)
     capsule_name = str(source.__dlpack__(max_version=(1, 3)))
-    versioned = needs.version(jax) >= (0, 11)
+    versioned = needs.version(jax) >= (0, 12)
     assert ('"dltensor_versioned"' in capsule_name) == versioned, (jax.__version__, capsule_name)
     shared = dlarray.from_dlpack(source)
     assert shared.readonly and shared.data_ptr == source.unsafe_buffer_pointer()

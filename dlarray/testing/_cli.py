@@ -76,8 +76,16 @@ def _torch() -> Library:
         lambda: torch.ones(3, requires_grad=True),  # a tensor that needs grad: __dlpack__ refuses it
         lambda: torch.ones(3, device="meta"),  # a tensor without memory
         # not strided; check_invariants said, or torch warns of segfaults on every run of the kit
-        lambda: torch.sparse_coo_tensor([[0]], [1.0], (2,), check_invariants=True),
+        lambda: _sparse_tensor(torch),
     ], consumer="torch:from_dlpack")
+
+
+def _sparse_tensor(torch: Any) -> Any:
+    """A sparse COO tensor, made without torch's warning that its invariant checks are off: torch
+    2.11 and 2.12 warn even when ``check_invariants=True`` is passed (the global setting is read
+    first; pytorch#184610, fixed in 2.13), so the setting is switched on around the call too."""
+    with torch.sparse.check_sparse_tensor_invariants(enable=True):
+        return torch.sparse_coo_tensor([[0]], [1.0], (2,), check_invariants=True)
 
 
 def _jax() -> Library:
