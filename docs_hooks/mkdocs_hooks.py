@@ -647,8 +647,11 @@ def _date(env: dict[str, Any] | None) -> str:
     return str((env or {}).get("time") or "date not recorded")[:10]
 
 
+_NO_GPU = "GPU not recorded"
+
+
 def _gpu(env: dict[str, Any] | None) -> str:
-    return str((env or {}).get("accelerator") or (env or {}).get("gpu") or "GPU not recorded")
+    return str((env or {}).get("accelerator") or (env or {}).get("gpu") or _NO_GPU)
 
 
 #: benchmark result files measured on a GPU (``make bench-cuda``)
@@ -677,7 +680,10 @@ def gpu_summary(page: Any) -> list[str]:
         if record is None:
             missing.append(what)
         else:
-            found.append(f"{what}: {_targets_met(record)} ({_date(record['environment'])}, {_gpu(record['environment'])})")
+            gpu = _gpu(record["environment"])
+            if gpu == _NO_GPU:  # bench_cuda and bench_sklearn name their GPU beside the environment
+                gpu = record.get("device") or _NO_GPU
+            found.append(f"{what}: {_targets_met(record)} ({_date(record['environment'])}, {gpu})")
     lines = [f"- {line}" for line in found]
     if missing:
         lines.append(f"- {'Nothing' if not found else 'Nothing else'} has been measured on a GPU: no result file for "

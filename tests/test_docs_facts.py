@@ -408,6 +408,10 @@ def test_the_results_summary_says_what_each_file_holds(hooks: ModuleType, tmp_pa
         assert hooks._targets_met(record) in cpu
         for name, target in record["targets"].items():
             assert (hooks.plain(name) in cpu) == (target.get("verdict") == "NOT MET"), name
+    for stem in hooks.CUDA_BENCHMARKS:  # a GPU benchmark's record names its GPU beside the environment
+        record = hooks._bench_record(stem)
+        if record is not None and record.get("device"):
+            assert f"{record['device']})" in gpu, stem
     monkeypatch.setenv("DLARRAY_CONFORMANCE_RESULTS", str(tmp_path))
     no_benchmarks = tmp_path / "no-benchmarks"
     no_benchmarks.mkdir()
