@@ -27,7 +27,8 @@ from producer import LearntExchangeProducer, exchange_capsule
 
 import dlarray as xp
 from dlarray._array import _adopt
-from dlarray._dlpack import DLPACK_VERSION, DLDeviceType, consume_capsule
+from dlarray._dlpack import DLPACK_VERSION, CapsuleType, DLDeviceType, consume_capsule
+from dlarray._dlpack import _exchange
 from dlarray._dlpack._exchange import exchange_api, importer_for
 from dlarray._producers import fast_import_for
 
@@ -104,6 +105,34 @@ def test_dunder_is_asked_once_per_situation_then_the_fast_path_is_taken() -> Non
     del x, y
     gc.collect()
     assert [made.deleted for made in first.exchanged + second.exchanged] == [1, 1]
+
+
+@pytest.mark.parametrize("owner", ["capsule", "ctypes slot"])
+def test_what_the_exchange_function_hands_over_is_owned_and_freed_once(owner: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The struct is owned from the instant the call returns: by a capsule with numpy's C
+    destructor (the fast form, where numpy's capsule layout is known), or by a ctypes slot's
+    finalizer (without one). Either way its deleter runs once, when the last Array lets go, also
+    for an import refused after the hand-over (lanes 2: the deleter runs at once)."""
+    assert _exchange._owner_destructor  # numpy's, taken when dlarray was imported
+    if owner == "ctypes slot":
+        monkeypatch.setattr(_exchange, "_owner_destructor", 0)
+    kind = producer.ExchangeProducer  # its rules registered: the fast path for every object
+    obj = kind(shape=(2, 3))
+    x = xp.from_dlpack(obj)
+    assert len(obj.exchanged) == 1 and not obj.made and described(x)[1] == (2, 3)
+    held = getattr(x._owner.func, "__self__", None)  # the capsule form: the owner clears a list holding it
+    assert (type(held) is list and type(held[0]) is CapsuleType) == (owner == "capsule")
+    gc.collect()
+    assert obj.exchanged[0].deleted == 0
+    del x
+    gc.collect()
+    assert obj.exchanged[0].deleted == 1
+    refused = kind(shape=(2,), lanes=2)
+    with pytest.raises(BufferError):
+        xp.from_dlpack(refused)
+    gc.collect()
+    assert [made.deleted for made in refused.exchanged] == [1]
 
 
 def test_what_dunder_refuses_is_refused_however_the_exchange_function_answers() -> None:

@@ -222,7 +222,7 @@ class ImportedTensor(functools.partial):  # type: ignore[type-arg]
     (``armed(ImportedTensor, _NO_CALL)``: freed, it calls nothing) before ownership can move,
     and given the tensor in the same step as the capsule's
     rename (:func:`_transfer`). The C exchange API's owner is armed before the struct is handed
-    over (``_exchange._slot_owner``).
+    over (``_exchange._handed_over``).
     """
 
     __slots__ = ()

@@ -26,11 +26,12 @@ import struct
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import _capi
+from . import _capi, _consume
 from ._consume import (
     DEVICE_TYPE_INDEX,
     MEMORY,
     VALID_CODE_BITS,
+    VERSIONED_NAME,
     CapsuleType,
     ImportedTensor,
     armed,
@@ -71,10 +72,11 @@ class DLPackExchangeAPI(ctypes.Structure):
 
 # int (*)(void *py_object, DLManagedTensorVersioned **out): sets a Python error and returns -1 on
 # failure, so it is called as a Python-API function (GIL held, error raised by ctypes). The object
-# goes as its address; the out-parameter is a one-pointer slot (a new one per call: a shared slot
-# could be overwritten by another thread, or by a producer that imports again from inside the
-# call, before it is read), passed by reference.
-_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+# goes as its address; the out-parameter as the address of a one-pointer slot (a new one per call:
+# a shared slot could be overwritten by another thread, or by a producer that imports again from
+# inside the call, before it is read): the ``pointer`` field of the owner capsule (see
+# import_with), or a ctypes slot.
+_FROM_PY_OBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
 # What a slot points to until the exchange function hands a struct over: a struct with a NULL
 # deleter, which the slot's owner (see _slot_owner) does not call.
@@ -100,6 +102,76 @@ def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
     through = (_ManagedPointer.from_buffer(slot),)
     owner = armed(ImportedTensor, tuple, map(_call, filter(None, map(_deleter_field, through)), through))
     return slot, owner
+
+
+# The owner of what the exchange function hands over, where it can be a capsule (the fast form):
+# a capsule made here, pointing to _NOTHING_HANDED_OVER and named "used_dltensor_versioned", so that
+# its destructor does nothing. Its ``pointer`` field is the exchange function's out-parameter, and
+# the rename to "dltensor_versioned" is made by C right after the call returns (both C calls run by
+# ``map``, no bytecode between: see _consume._transfer): from then on the capsule's destructor, a C
+# function, calls the deleter of the struct it points to when the capsule is freed, as it does
+# for a capsule its producer made. The destructor is numpy's C producer's, taken from one of its
+# capsules by the Array layer (use_owner_destructor): it returns for a "used_" name, calls nothing
+# for a NULL deleter (numpy/_core/src/multiarray/dlpack.c, dlpack_capsule_deleter), and keeps no
+# context. numpy's own from_dlpack keeps its imports alive the same way, through a capsule of its
+# own. Without a destructor, or where a capsule's layout is not CPython's, the ctypes slot of
+# _slot_owner is the owner instead (about 1 us more per import).
+_owner_destructor = 0
+_new_capsule = _capi._bind("PyCapsule_New", [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p], ctypes.py_object)
+_USED_NAME_ADDRESS = ctypes.addressof(_consume._USED_VERSIONED_NAME)
+_VERSIONED_NAME_BUFFER = _capi.static_c_string(VERSIONED_NAME)
+_VERSIONED_NAME_ADDRESS = ctypes.addressof(_VERSIONED_NAME_BUFFER)
+_map = map
+
+
+def use_owner_destructor(capsule: object) -> bool:
+    """Take the destructor of ``capsule`` (an unused ``dltensor_versioned`` capsule of numpy's C
+    producer) for the owner capsules of exchange imports; whether it was taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> use_owner_destructor(np.empty(0).__dlpack__(max_version=(1, 0)))
+    True
+    """
+    global _owner_destructor
+    if type(capsule) is not CapsuleType or not _consume._DIRECT:
+        return False
+    _pointer, name, _context, destructor = _consume._CAPSULE_AT(MEMORY, id(capsule) + _consume._CAPSULE_POINTER_OFFSET)
+    if not destructor or ctypes.string_at(name) != VERSIONED_NAME:
+        return False
+    _owner_destructor = destructor
+    return True
+
+
+def _handed_over(importer: Any, obj: object) -> tuple[Any, int] | None:
+    """Call ``importer`` for ``obj``: (the owner, the struct's address) where it reports success,
+    None where it fails (raises, or returns non-zero without an error): nothing was handed over.
+    The owner owns the struct from the instant the call returns (see the notes above)."""
+    if _owner_destructor and _consume._DIRECT:
+        capsule = _new_capsule(_NOTHING_ADDRESS, _USED_NAME_ADDRESS, _owner_destructor)
+        slot = id(capsule) + _consume._CAPSULE_POINTER_OFFSET
+        # The capsule is freed by the owner's finalizer (the list's clear), where CPython has set
+        # any pending exception aside: a capsule freed while an exception propagates would call
+        # its destructor, and so the deleter, with the exception set (a deleter that is a ctypes
+        # callback then fails with SystemError and never runs).
+        owner = armed(ImportedTensor, [capsule].clear)
+        del capsule
+        try:
+            # the call, then (if it returned 0) the rename that arms the owner: two C calls made by C
+            if any(_map(_call, (importer, _consume._write_address), (id(obj), slot + _consume._POINTER_SIZE),
+                        (slot, _VERSIONED_NAME_ADDRESS))):
+                return None
+        except Exception:
+            return None
+        return owner, _consume._CAPSULE_AT(MEMORY, slot)[0]
+    ctypes_slot, owner = _slot_owner()
+    try:
+        if importer(id(obj), ctypes.addressof(ctypes_slot)):
+            return None
+    except Exception:
+        return None
+    return owner, ctypes_slot.value or 0
 
 
 # A DLTensor the exchange API's dltensor_from_py_object_no_sync fills in: one per call (a shared
@@ -258,19 +330,18 @@ def import_with(importer: Any, obj: object, build: Callable[..., T], streams: An
     refuses a tensor that requires grad or has the conjugate bit set): which producer types and
     which objects may come here at all is decided above this core (``dlarray._producers``).
     """
-    slot, owner = _slot_owner()  # owns whatever the exchange function hands over, from the instant it does
+    owner = None
     try:
         # The object goes by its address (its id in CPython): the C function takes a void*, and
-        # this frame holds a reference to obj for the whole call.
-        try:
-            importer(id(obj), slot)
-        except Exception:
-            # The exchange function's refusals are not __dlpack__'s (torch raises RuntimeError here
-            # for a sparse, meta or quantized tensor where __dlpack__ raises BufferError): the caller
-            # asks __dlpack__, which refuses (or converts) exactly as the producer does. A function
-            # that reports failure hands over no tensor.
+        # this frame holds a reference to obj for the whole call. The exchange function's refusals
+        # are not __dlpack__'s (torch raises RuntimeError here for a sparse, meta or quantized
+        # tensor where __dlpack__ raises BufferError): where it fails, the caller asks __dlpack__,
+        # which refuses (or converts) exactly as the producer does. A function that reports failure
+        # hands over no tensor.
+        handed = _handed_over(importer, obj)
+        if handed is None:
             return None
-        managed = slot.value
+        owner, managed = handed
         if managed == _NOTHING_ADDRESS or not managed:
             raise BufferError(f"{type(obj).__name__}'s DLPack exchange API reported success but gave no tensor")
         try:
