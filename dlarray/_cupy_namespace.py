@@ -364,16 +364,20 @@ def _solve(cp: Any) -> Any:
 
     def solve(a: Any, b: Any, /) -> Any:
         """``a @ x = b``, the stack dimensions of ``a`` and a matrix ``b`` broadcast (cupy asks
-        for equal ones); LinAlgError for a singular ``a``. An empty system is answered without
-        cupy: its batched solver divides by the size of a right-hand side with no columns
-        (ZeroDivisionError in cupy/cublas.py's ``arange`` of pointers)."""
+        for equal ones); LinAlgError for a singular ``a``. A right-hand side with no columns is
+        not given to cupy (its batched solver divides by their size: ZeroDivisionError in
+        cupy/cublas.py's ``arange`` of pointers): ``a`` is checked against one zero column, as
+        numpy checks it, and the empty result is made here."""
         if b.ndim > 1:
             batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
             a = cp.broadcast_to(a, batch + a.shape[-2:])
             b = cp.broadcast_to(b, batch + b.shape[-2:])
-        if a.size == 0 or b.size == 0:
+        if a.size == 0:
             shape = a.shape[:-1] if b.ndim == 1 else b.shape
             return cp.empty(shape, dtype=cp.result_type(a.dtype, b.dtype))
+        if b.size == 0:  # no columns (a is not empty): LinAlgError for a singular a all the same
+            solved(a, cp.zeros(b.shape[:-1] + (1,), dtype=b.dtype))
+            return cp.empty(b.shape, dtype=cp.result_type(a.dtype, b.dtype))
         return solved(a, b)
 
     return solve

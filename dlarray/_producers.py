@@ -68,8 +68,12 @@ Admits = Callable[[Any], bool]
 #: ``fast_import(obj)``: ``obj`` imported through the exchange API, or None: ask ``__dlpack__``.
 FastImport = Callable[[Any], "Array | None"]
 
-# The exchange imports' owners are capsules with numpy's C destructor (see _exchange.import_with)
-use_owner_destructor(_np.empty(0, _np.uint8).__dlpack__(max_version=DLPACK_VERSION))
+# The exchange imports' owners are capsules with numpy's C destructor (see _exchange.import_with);
+# numpy 2.0 exports no versioned capsule (no max_version): the ctypes-slot owner then
+try:
+    use_owner_destructor(_np.empty(0, _np.uint8).__dlpack__(max_version=DLPACK_VERSION))
+except (TypeError, BufferError):
+    pass
 
 _registered: dict[type, Admits] = {}
 _CACHE_LIMIT = 1024  # one entry per producer type

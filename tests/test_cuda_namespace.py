@@ -143,10 +143,12 @@ def test_binary_special_cases_match_the_cpu(name: str) -> None:
         # a Python scalar operand takes the same path as on the CPU
         assert_same_bits(function(on_cuda(pairs[:, 0]), -0.0), function(xp.asarray(pairs[:, 0]), -0.0),
                          zero_signs=zero_signs)
-    if not zero_signs:  # where neither operand is a zero, the sign is fixed
+    if not zero_signs:  # where an operand is not a zero, the sign is fixed
         some = pairs[(pairs[:, 0] != 0) | (pairs[:, 1] != 0)]
         assert_same_bits(function(on_cuda(some[:, 0]), on_cuda(some[:, 1])),
                          function(xp.asarray(some[:, 0]), xp.asarray(some[:, 1])))
+        nonzero = pairs[pairs[:, 0] != 0, 0]
+        assert_same_bits(function(on_cuda(nonzero), -0.0), function(xp.asarray(nonzero), -0.0))
 
 
 def _infinite(z: np.ndarray) -> np.ndarray:
@@ -190,7 +192,6 @@ def test_complex_special_cases_match_the_cpu(name: str) -> None:
                              signs=False)
         special &= ~open_signs
         values, special = values[~open_signs], special[~open_signs]
-    function = getattr(xp, name)
     with np.errstate(all="ignore"):
         assert_same_bits(function(on_cuda(values[special])), function(xp.asarray(values[special])))
         assert_close(function(on_cuda(values[~special])), np.asarray(function(xp.asarray(values[~special]))))
@@ -336,6 +337,8 @@ FAILING_FACTORIZATIONS: list[tuple[str, Callable[[Any], Any]]] = [
     ("cholesky upper", lambda m: m.linalg.cholesky(m.asarray([[-1.0, 0.0], [0.0, 1.0]]), upper=True)),
     ("inv of a singular matrix", lambda m: m.linalg.inv(m.asarray([[1.0, 2.0], [2.0, 4.0]]))),
     ("solve with a singular matrix", lambda m: m.linalg.solve(m.asarray([[1.0, 2.0], [2.0, 4.0]]), m.asarray([1.0, 1.0]))),
+    ("solve with singular matrices and no columns",
+     lambda m: m.linalg.solve(m.asarray([[[1.0, 2.0], [2.0, 4.0]]] * 2), m.asarray(np.zeros((2, 2, 0))))),
     ("matrix_power -1 of a singular matrix", lambda m: m.linalg.matrix_power(m.asarray([[0.0, 0.0], [0.0, 1.0]]), -1)),
 ]
 

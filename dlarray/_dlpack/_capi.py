@@ -50,6 +50,11 @@ class PyBuffer(ctypes.Structure):
 
 
 capsule_new = _bind("PyCapsule_New", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p], ctypes.py_object)
+# PyCapsule_New with the name as an address (a static C string's): a function object of its own
+# (``_api["..."]`` makes a new one), so capsule_new's argtypes stay as they are
+capsule_new_at = _api["PyCapsule_New"]
+capsule_new_at.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+capsule_new_at.restype = ctypes.py_object
 capsule_get_name = _bind("PyCapsule_GetName", [ctypes.py_object], ctypes.c_char_p)
 capsule_get_pointer = _bind("PyCapsule_GetPointer", [ctypes.py_object, ctypes.c_char_p], ctypes.c_void_p)
 capsule_set_name = _bind("PyCapsule_SetName", [ctypes.py_object, ctypes.c_char_p], ctypes.c_int)

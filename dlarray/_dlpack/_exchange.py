@@ -117,11 +117,12 @@ def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
 # own. Without a destructor, or where a capsule's layout is not CPython's, the ctypes slot of
 # _slot_owner is the owner instead (about 1 us more per import).
 _owner_destructor = 0
-_new_capsule = _capi._bind("PyCapsule_New", [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p], ctypes.py_object)
+_new_capsule = _capi.capsule_new_at
 _USED_NAME_ADDRESS = ctypes.addressof(_consume._USED_VERSIONED_NAME)
 _VERSIONED_NAME_BUFFER = _capi.static_c_string(VERSIONED_NAME)
 _VERSIONED_NAME_ADDRESS = ctypes.addressof(_VERSIONED_NAME_BUFFER)
 _map = map
+_DELETER_TYPE = dict(DLManagedTensorVersioned._fields_)["deleter"]
 
 
 def use_owner_destructor(capsule: object) -> bool:
@@ -138,9 +139,26 @@ def use_owner_destructor(capsule: object) -> bool:
     if type(capsule) is not CapsuleType or not _consume._DIRECT:
         return False
     _pointer, name, _context, destructor = _consume._CAPSULE_AT(MEMORY, id(capsule) + _consume._CAPSULE_POINTER_OFFSET)
-    if not destructor or ctypes.string_at(name) != VERSIONED_NAME:
+    if not destructor or ctypes.string_at(name) != VERSIONED_NAME or not _behaves_as_owners_need(destructor):
         return False
     _owner_destructor = destructor
+    return True
+
+
+def _behaves_as_owners_need(destructor: int) -> bool:
+    """Whether ``destructor``, on capsules made here over a struct of our own, does what an owner
+    capsule needs: nothing while the capsule is named "used_dltensor_versioned", the struct's
+    deleter once when it is freed named "dltensor_versioned" (a check of the numpy at hand)."""
+    calls: list[int] = []
+    struct = DLManagedTensorVersioned()
+    struct.deleter = _DELETER_TYPE(lambda managed: calls.append(1))
+    for armed_by_rename in (False, True):
+        capsule = _new_capsule(ctypes.addressof(struct), _USED_NAME_ADDRESS, destructor)
+        if armed_by_rename:
+            _consume._write_address(id(capsule) + _consume._CAPSULE_NAME_OFFSET, _VERSIONED_NAME_ADDRESS)
+        del capsule  # freed: its destructor runs now
+        if len(calls) != int(armed_by_rename):
+            return False
     return True
 
 
@@ -158,20 +176,31 @@ def _handed_over(importer: Any, obj: object) -> tuple[Any, int] | None:
         owner = armed(ImportedTensor, [capsule].clear)
         del capsule
         try:
-            # the call, then (if it returned 0) the rename that arms the owner: two C calls made by C
-            if any(_map(_call, (importer, _consume._write_address), (id(obj), slot + _consume._POINTER_SIZE),
-                        (slot, _VERSIONED_NAME_ADDRESS))):
+            try:
+                # the call, then (if it returned 0) the rename that arms the owner: two C calls made by C
+                if any(_map(_call, (importer, _consume._write_address), (id(obj), slot + _consume._POINTER_SIZE),
+                            (slot, _VERSIONED_NAME_ADDRESS))):
+                    return None
+            except Exception:
+                return None
+            managed = _consume._CAPSULE_AT(MEMORY, slot)[0]
+            if not managed:  # a NULL handed over: the sentinel again, which numpy's destructor reads quietly
+                _consume._write_address(slot, _NOTHING_ADDRESS)
+            return owner, managed
+        except BaseException:
+            owner = None  # first: what was handed over is freed now, not with a traceback
+            raise
+    ctypes_slot, owner = _slot_owner()
+    try:
+        try:
+            if importer(id(obj), ctypes.addressof(ctypes_slot)):
                 return None
         except Exception:
             return None
-        return owner, _consume._CAPSULE_AT(MEMORY, slot)[0]
-    ctypes_slot, owner = _slot_owner()
-    try:
-        if importer(id(obj), ctypes.addressof(ctypes_slot)):
-            return None
-    except Exception:
-        return None
-    return owner, ctypes_slot.value or 0
+        return owner, ctypes_slot.value or 0
+    except BaseException:
+        owner = None
+        raise
 
 
 # A DLTensor the exchange API's dltensor_from_py_object_no_sync fills in: one per call (a shared
@@ -330,7 +359,7 @@ def import_with(importer: Any, obj: object, build: Callable[..., T], streams: An
     refuses a tensor that requires grad or has the conjugate bit set): which producer types and
     which objects may come here at all is decided above this core (``dlarray._producers``).
     """
-    owner = None
+    owner = handed = None
     try:
         # The object goes by its address (its id in CPython): the C function takes a void*, and
         # this frame holds a reference to obj for the whole call. The exchange function's refusals
@@ -368,8 +397,10 @@ def import_with(importer: Any, obj: object, build: Callable[..., T], streams: An
             stream = work_stream(streams, device_type, fields[_DEVICE_ID_INDEX])
             if stream is not None:
                 return build(owner, *fields[:-1], None, stream)
-        owner = None  # let go: the deleter runs now
+        owner = handed = None  # let go: the deleter runs now
         return None
     except BaseException:
-        owner = None  # first, with no call before it: a struct handed over is freed now
+        # first, with no call before them: a struct handed over is freed now, not when the
+        # traceback that holds this frame is
+        owner = handed = None
         raise
