@@ -511,6 +511,22 @@ def dlpack_section(data: dict[str, Any], page: Any) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ bench_dispatch
+def _overhead_row(label: str, row: dict[str, Any], peer: str, peer_overhead: str, ratio: Any,
+                  target: dict[str, Any] | None) -> list[str]:
+    """A dispatch table's row: numpy's, dlarray's and a peer's time (the row's ``peer`` key), the
+    overheads of dlarray and the peer over numpy, the ratio judged and its verdict."""
+    return [
+        f"`{_cell(label)}`",
+        _number(row.get("numpy_us")),
+        _number(row.get("dlarray_us")),
+        _number(row.get(peer)),
+        _number(row.get("dlarray_overhead_us")),
+        _number(row.get(peer_overhead)),
+        _number(ratio),
+        _verdict(target),
+    ]
+
+
 def _floor_section(data: dict[str, Any]) -> list[str]:
     """``run_floor``'s block: each operation's time with numpy, dlarray and the floor (a one-slot
     Python wrapper), the overheads over numpy's call and the verdict of its target."""
@@ -528,18 +544,7 @@ def _floor_section(data: dict[str, Any]) -> list[str]:
         )
         if target:
             bounds.add(target["target"])
-        rows.append(
-            [
-                f"`{_cell(label)}`",
-                _number(row.get("numpy_us")),
-                _number(row.get("dlarray_us")),
-                _number(row.get("floor_us")),
-                _number(row.get("dlarray_overhead_us")),
-                _number(row.get("floor_overhead_us")),
-                _number(row.get("overhead_ratio")),
-                _verdict(target),
-            ]
-        )
+        rows.append(_overhead_row(label, row, "floor_us", "floor_overhead_us", row.get("overhead_ratio"), target))
     calls = ", ".join(f"`{code}`" for code in (floor.get("numpy_calls") or {}).values())
     elements, dtype, rounds = floor.get("elements", "?"), floor.get("dtype", "?"), floor.get("rounds", "?")
     return [
@@ -578,18 +583,7 @@ def dispatch_section(data: dict[str, Any], page: Any) -> list[str]:
         for label, row in rows["operations"].items():
             target = next((t for name, t in targets.items() if name.startswith(f"{case} {label}: ")), None)
             value = row.get("overhead_ratio" if small else "dlarray_over_numpy")
-            table.append(
-                [
-                    f"`{_cell(label)}`",
-                    _number(row.get("numpy_us")),
-                    _number(row.get("dlarray_us")),
-                    _number(row.get("array_api_strict_us")),
-                    _number(row.get("dlarray_overhead_us")),
-                    _number(row.get("strict_overhead_us")),
-                    _number(value),
-                    _verdict(target),
-                ]
-            )
+            table.append(_overhead_row(label, row, "array_api_strict_us", "strict_overhead_us", value, target))
         out += _table(
             ["operation", "numpy", "dlarray", "strict", "dlarray +", "strict +", "ratio", "verdict"],
             table,

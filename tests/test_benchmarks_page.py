@@ -368,9 +368,14 @@ def _with_general(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _block(section: str, heading: str) -> str:
+    """The text of one ``#### heading`` block of a benchmark section, up to the next block."""
+    return section.split(f"#### {heading}")[1].split("\n#### ")[0]
+
+
 def test_general_path_block_shows_its_rows_and_verdicts() -> None:
     section = "\n".join(bench_page.dlpack_section(_with_general(_committed("dlpack")), PAGE))
-    general = section.split("#### The general path")[1].split("\n#### ")[0]
+    general = _block(section, "The general path")
     _assert_shows(
         general,
         "| `dlarray.from_dlpack(producer)` | 2.75 | 2.62 |",
@@ -419,7 +424,7 @@ def _with_exchange(data: dict[str, Any]) -> dict[str, Any]:
 
 def test_exchange_block_shows_each_publisher_and_its_targets() -> None:
     section = "\n".join(bench_page.dlpack_section(_with_exchange(_committed("dlpack")), PAGE))
-    exchange = section.split("#### The C exchange API of other publishers")[1].split("\n#### ")[0]
+    exchange = _block(section, "The C exchange API of other publishers")
     _assert_shows(
         exchange,
         "Installed: publisher-a 1.0, publisher-b not installed.",
@@ -460,7 +465,7 @@ def _dispatch_with_floor(data: dict[str, Any]) -> dict[str, Any]:
 
 def test_dispatch_floor_block_is_a_table_per_call() -> None:
     section = "\n".join(bench_page.dispatch_section(_dispatch_with_floor(_committed("dispatch")), PAGE))
-    floor = section.split("#### Against the floor")[1].split("\n#### ")[0]
+    floor = _block(section, "Against the floor")
     _assert_shows(
         floor,
         "2 operations on 10 float32 elements, each as numpy's own call (`a + b`, `np.sin(a)`)",

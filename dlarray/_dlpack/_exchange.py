@@ -34,6 +34,8 @@ from ._consume import (
     VERSIONED_NAME,
     CapsuleType,
     ImportedTensor,
+    _call,  # the C-level call of a transfer's steps, shared with the capsule path
+    _map,
     armed,
     ordinary_geometry,
     read_managed,
@@ -84,7 +86,6 @@ _NOTHING_HANDED_OVER = DLManagedTensorVersioned()
 _NOTHING_ADDRESS = ctypes.addressof(_NOTHING_HANDED_OVER)
 _ManagedPointer = ctypes.POINTER(DLManagedTensorVersioned)
 _deleter_field = operator.attrgetter("contents.deleter")
-_call = operator.call
 
 
 def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
@@ -121,7 +122,6 @@ _new_capsule = _capi.capsule_new_at
 _USED_NAME_ADDRESS = ctypes.addressof(_consume._USED_VERSIONED_NAME)
 _VERSIONED_NAME_BUFFER = _capi.static_c_string(VERSIONED_NAME)
 _VERSIONED_NAME_ADDRESS = ctypes.addressof(_VERSIONED_NAME_BUFFER)
-_map = map
 _DELETER_TYPE = dict(DLManagedTensorVersioned._fields_)["deleter"]
 
 
