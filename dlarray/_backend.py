@@ -36,7 +36,8 @@ from . import _cuda
 from . import _cupy_namespace
 from . import _devices
 from ._devices import CPU, Device, device_of
-from ._dlpack import DLDeviceType
+from ._dtypes import ALL_DTYPES
+from ._dlpack import CapsuleLender, DLDeviceType, capsule_name, use_host_consumer
 from ._dlpack._consume import MEMORY
 
 if TYPE_CHECKING:
@@ -649,6 +650,34 @@ _BY_KIND: dict[int, Backend] = {
     DLDeviceType.CUDA_MANAGED: CUDA,
     DLDeviceType.ROCM: ROCM,
 }
+
+
+def _numpy_takes_as_the_core_needs() -> bool:
+    """Whether numpy's consumer, given a capsule, renames it and returns an array that owns its
+    tensor (freed, it calls the deleter once), for a versioned and a legacy capsule: checked once
+    at import on capsules of numpy's own (numpy 2.0 makes no versioned ones: then not used, and
+    the core's own transfer takes every capsule)."""
+    source = np.zeros(2, dtype=np.float32)
+    unexported = sys.getrefcount(source)  # numpy's deleter gives back the reference its export took
+    for max_version, used in (((1, 0), b"used_dltensor_versioned"), (None, b"used_dltensor")):
+        lender = object.__new__(CapsuleLender)
+        try:
+            capsule = lender.capsule = source.__dlpack__(max_version=max_version)
+            taken = np.from_dlpack(lender)
+        except Exception:  # noqa: BLE001 - any refusal: not used
+            return False
+        if capsule_name(capsule) != used or taken.__array_interface__["data"][0] != numpy_data_pointer(source):
+            return False
+        del taken
+        if sys.getrefcount(source) != unexported:
+            return False
+    return True
+
+
+# numpy's C consumer takes held host capsules of the dtypes numpy has (one C call for the claim's
+# rename and the ownership, and a deleter called from C), where it behaves as the core needs.
+if _numpy_takes_as_the_core_needs():
+    use_host_consumer(np.from_dlpack, frozenset([(d.code, d.bits) for d in ALL_DTYPES if d.numpy_dtype is not None]))
 
 
 def _attach(device: Device) -> None:

@@ -130,6 +130,9 @@ def from_dlpack(x: object, /, *, device: Device | None = None, copy: bool | None
     False
     """
     kind = type(x)
+    if kind is CapsuleType and device is None and copy is None:  # a bare capsule, nothing else to do
+        alone = _PARAMETER_COUNTS and _references(x) == _ALONE  # as below
+        return consume_capsule(x, _adopt, alone)
     if device is None and copy is None and (fast := fast_import_for(kind)) is not None:
         # First, being the costliest to reach otherwise: a producer with the C exchange API (torch),
         # only where its __dlpack__ would give the same (dlarray._producers has the rules).

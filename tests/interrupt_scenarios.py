@@ -184,6 +184,27 @@ def numpy_capsule(k: int, problems: list[str]) -> Attempt:
     return tried
 
 
+def numpy_capsule_numpys_deleter(k: int, problems: list[str]) -> Attempt:
+    """numpy's own capsule with its own deleter (compiled code), held, imported with
+    ``from_dlpack``: numpy's consumer takes it. The deleter gives back the reference numpy's
+    export took of the source: the source's count tells how often it ran."""
+    source = np.arange(4.0)
+    unexported = sys.getrefcount(source)
+    held = source.__dlpack__(max_version=(1, 0))
+    tried = Attempt(k, lambda: xp.from_dlpack(held))
+    where = f"k={k} at {tried.where or 'end'}"
+    if capsule_name(held) in UNUSED and sys.getrefcount(source) != unexported + 1:
+        problems.append(f"{where}: the deleter ran but the capsule is still unconsumed")
+    tried.drop()
+    _still_usable_capsule(held, problems, where)
+    held = None
+    gc.collect()
+    if sys.getrefcount(source) != unexported:
+        problems.append(f"{where}: the source's count is {sys.getrefcount(source)}, not {unexported}: "
+                        "its deleter did not run exactly once")
+    return tried
+
+
 def producer_object(kind: type, copy: bool | None = None, **fields: Any) -> Callable[[int, list[str]], Attempt]:
     """An object with ``__dlpack__`` (and, for ExchangeProducer, the C exchange API)."""
 
@@ -305,6 +326,7 @@ SCENARIOS: dict[str, Callable[[int, list[str]], Attempt]] = {
     "capsule-unknown-major": capsule(version=(2, 0)),
     "capsule-null-deleter": capsule(with_deleter=False),
     "numpy-capsule": numpy_capsule,
+    "numpy-capsule-numpys-deleter": numpy_capsule_numpys_deleter,
     "producer": producer_object(Producer),
     "producer-copy": producer_object(Producer, copy=True),
     "producer-alone": alone_producer(),

@@ -2,7 +2,8 @@
 
 A capsule that no other code holds (a producer's fresh capsule, a temporary passed in) is taken
 without a claim or a rename: the capsule itself is the owner and its producer's destructor calls
-the deleter, once. A capsule someone else holds is claimed and renamed as before. Both ways give
+the deleter, once. A capsule someone else holds is claimed and renamed: on the host, with a
+deleter of compiled code, by numpy's C consumer (its array is the owner), else by the core. Both ways give
 the same Array and the same refusals; the capsule's fields are read in place where CPython's
 layout allows it, and through the C API otherwise (checked in a child process).
 """
@@ -186,6 +187,118 @@ def test_a_consumer_that_keeps_the_capsule_a_producer_made_is_not_alone() -> Non
 
     x = dlarray.from_dlpack(Keeping())
     assert capsule_name(kept[0]) == b"used_dltensor_versioned" and type(x._owner) is not CapsuleType
+
+
+def _numpy_capsules() -> list[tuple[str, np.ndarray, tuple[int, int] | None]]:
+    """(label, source, max_version): numpy arrays of every layout the core reads, and dtypes."""
+    grid = np.arange(24.0).reshape(4, 6)
+    frozen = np.arange(3, dtype=np.int16)
+    frozen.flags.writeable = False
+    return [
+        ("1-D float32", np.arange(5, dtype=np.float32), (1, 0)),
+        ("2-D strided", grid[::2, 1::2], (1, 0)),
+        ("reversed", np.arange(4.0)[::-1], (1, 0)),
+        ("0-D", np.array(2.5), (1, 0)),
+        ("empty", np.zeros((0, 3)), (1, 0)),
+        ("bool", np.array([True, False]), (1, 0)),
+        ("complex", np.array([1 + 2j]), (1, 0)),
+        ("read-only", frozen, (1, 0)),
+        ("legacy", np.arange(3.0), None),
+    ]
+
+
+@pytest.mark.parametrize(("label", "source", "max_version"), _numpy_capsules(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_held_capsule_with_a_compiled_deleter_is_taken_by_numpys_consumer_as_by_the_core(
+    label: str, source: np.ndarray, max_version: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numpy's C consumer renames and owns a held host capsule in one call; the Array is the one the
+    core's own transfer gives, the capsule is refused the second time, and numpy's deleter (which
+    gives back the reference its export took of the source) runs once, when the Array goes."""
+    unexported = sys.getrefcount(source)
+    capsule = source.__dlpack__(max_version=max_version)
+    x = dlarray.from_dlpack(capsule)
+    assert type(x._owner) is np.ndarray  # numpy's consumer took it
+    assert capsule_name(capsule) == (b"used_dltensor_versioned" if max_version else b"used_dltensor")
+    with pytest.raises(BufferError, match="consumed already"):
+        dlarray.from_dlpack(capsule)
+    monkeypatch.setattr(_consume, "_host_code_bits", frozenset())  # the core's own transfer
+    own = source.__dlpack__(max_version=max_version)
+    y = dlarray.from_dlpack(own)
+    assert type(y._owner) is _consume.ImportedTensor
+    assert _description(x, 0) == _description(y, 0)
+    assert x.readonly == y.readonly == (max_version is None or not source.flags.writeable)
+    np.testing.assert_array_equal(np.asarray(x), source)
+    del x, y, capsule, own
+    gc.collect()
+    assert sys.getrefcount(source) == unexported
+
+
+def test_a_callback_deleter_is_never_handed_to_numpys_consumer() -> None:
+    """numpy calls the deleter from its capsule's destructor even while an exception unwinds, which a
+    callback into Python (ctypes) cannot survive: such deleters stay with the core's owner."""
+    made = make_capsule((3,))  # the kit's deleter: a ctypes callback
+    deleter = _consume.read_versioned(_consume.MEMORY, _consume._get_pointer(made.capsule, b"dltensor_versioned"))[3]
+    assert not _consume._capi.compiled_code(deleter)
+    x = dlarray.from_dlpack(made.capsule)
+    assert type(x._owner) is _consume.ImportedTensor
+    numpys = np.zeros(1).__dlpack__(max_version=(1, 0))
+    numpys_deleter = _consume.read_versioned(_consume.MEMORY, _consume._get_pointer(numpys, b"dltensor_versioned"))[3]
+    assert _consume._capi.compiled_code(numpys_deleter) is _consume._capi._TELLS_COMPILED_CODE
+    del x
+    gc.collect()
+    assert made.deleted == 1
+
+
+def test_an_array_over_a_callback_deleter_freed_while_an_exception_unwinds_calls_it_once() -> None:
+    done = _run("""
+        import gc
+        from producer import make_capsule
+        import dlarray
+
+        made = make_capsule((3,))  # held, with a ctypes deleter
+
+        def fails():
+            x = dlarray.from_dlpack(made.capsule)
+            raise KeyError(x.shape)  # x is freed while the KeyError unwinds
+
+        try:
+            fails()
+        except KeyError:
+            pass
+        gc.collect()
+        print(made.deleted)
+    """)
+    assert done.returncode == 0 and done.stdout.split() == ["1"], done.stderr[-3000:]
+
+
+def test_a_refusal_by_numpys_consumer_leaves_the_capsule_to_the_cores_transfer(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuses(lender: Any) -> Any:
+        raise BufferError("refused by the host consumer")
+
+    monkeypatch.setattr(_consume, "_host_take", refuses)
+    source = np.arange(4.0)
+    unexported = sys.getrefcount(source)
+    capsule = source.__dlpack__(max_version=(1, 0))
+    x = dlarray.from_dlpack(capsule)
+    assert type(x._owner) is _consume.ImportedTensor and capsule_name(capsule) == b"used_dltensor_versioned"
+    del x, capsule
+    gc.collect()
+    assert sys.getrefcount(source) == unexported
+
+
+def test_memory_running_out_in_numpys_consumer_is_a_memory_error_and_leaves_the_capsule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def out_of_memory(lender: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(_consume, "_host_take", out_of_memory)
+    capsule = np.arange(4.0).__dlpack__(max_version=(1, 0))
+    with pytest.raises(MemoryError):
+        dlarray.from_dlpack(capsule)
+    assert capsule_name(capsule) == b"dltensor_versioned"
+    monkeypatch.undo()
+    assert dlarray.from_dlpack(capsule).shape == (4,)  # no claim left behind
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@ Nothing here imports numpy; the package could be lifted out alone.
 """
 
 from ._consume import (
+    CapsuleLender,
     CapsuleType,
     ImportedTensor,
     TensorInfo,
@@ -11,6 +12,7 @@ from ._consume import (
     capsule_name,
     consume_capsule,
     contiguous_strides,
+    use_host_consumer,
 )
 from ._produce import retarget_capsule
 from ._structs import (
@@ -29,6 +31,7 @@ __all__ = [
     "FLAG_IS_SUBBYTE_TYPE_PADDED",
     "FLAG_READ_ONLY",
     "MAX_NDIM",
+    "CapsuleLender",
     "CapsuleType",
     "DLDataTypeCode",
     "DLDeviceType",
@@ -39,4 +42,5 @@ __all__ = [
     "consume_capsule",
     "contiguous_strides",
     "retarget_capsule",
+    "use_host_consumer",
 ]

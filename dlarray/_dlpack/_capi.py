@@ -66,6 +66,58 @@ object_check_buffer = _bind("PyObject_CheckBuffer", [ctypes.py_object], ctypes.c
 bytes_as_string = _bind("PyBytes_AsString", [ctypes.py_object], ctypes.c_void_p)
 
 
+class _DlInfo(ctypes.Structure):
+    """The C library's ``Dl_info``, filled by ``dladdr``."""
+
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p), ("sname", ctypes.c_char_p),
+                ("saddr", ctypes.c_void_p)]
+
+
+def _dladdr() -> Any:
+    try:
+        function = ctypes.CDLL(None).dladdr  # POSIX C libraries (glibc, musl, macOS); not Windows
+    except (AttributeError, OSError, TypeError):
+        return None
+    function.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    function.restype = ctypes.c_int
+    return function
+
+
+_DLADDR = _dladdr()
+
+
+def _in_a_loaded_library(address: int) -> bool:
+    return bool(_DLADDR(address, ctypes.byref(_DlInfo())))
+
+
+def _thunks_lie_outside_libraries() -> bool:
+    """Whether a ctypes callback's code lies outside every loaded library, as libffi's closures
+    (pages of their own) do; not where libffi serves closures from trampolines inside its own
+    library (its static trampolines), or where there is no ``dladdr``."""
+    if _DLADDR is None:
+        return False
+    thunk = ctypes.CFUNCTYPE(None)(int)
+    return not _in_a_loaded_library(ctypes.cast(thunk, ctypes.c_void_p).value or 0)
+
+
+_TELLS_COMPILED_CODE = _thunks_lie_outside_libraries()
+
+
+def compiled_code(address: int) -> bool:
+    """Whether the function at ``address`` is code of a loaded library (compiled C, C++, Rust,
+    Cython...), not a callback into Python made at run time (a ctypes or cffi thunk, whose code
+    lies in memory of its own). False wherever that cannot be told (no ``dladdr``, or libffi's
+    static trampolines): then every function counts as a callback. One C call: callers cache it.
+
+    Examples
+    --------
+    >>> import ctypes
+    >>> compiled_code(ctypes.cast(ctypes.pythonapi.Py_IncRef, ctypes.c_void_p).value) in (True, False)
+    True
+    """
+    return _TELLS_COMPILED_CODE and _in_a_loaded_library(address)
+
+
 def out_of_memory(error: BaseException) -> bool:
     """Whether ``error``, raised by a call of one of these functions, is a MemoryError in disguise.
 

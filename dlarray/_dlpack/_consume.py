@@ -11,6 +11,10 @@ counts its references) has no second consumer to guard against: it is neither cl
 renamed, and is itself the owner. Its producer's destructor, which DLPack requires to call the
 deleter of a capsule that keeps its unused name, is then the single caller of the deleter.
 
+A held capsule of a host tensor whose deleter is compiled code is validated here, then renamed and
+taken in one C call by the host's consumer the layer above lends (numpy's: see
+:func:`use_host_consumer`); its result is the owner, and calls the deleter from C.
+
 Interrupts (Ctrl-C): Python raises a KeyboardInterrupt only between the bytecodes of a Python
 frame, and checks for one only on entering a function, after a call returns and at the end of a
 loop's body; never inside a C call (a ctypes call included), never during the plain bytecodes
@@ -38,6 +42,7 @@ from . import _capi
 from ._structs import (
     DELETER,
     DLPACK_MAJOR_VERSION,
+    DLDeviceType,
     FLAG_IS_COPIED,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
@@ -291,7 +296,9 @@ def consume_capsule(capsule: object, build: Callable[..., T] = _described,  # ty
         destructor it is not renamed either: it is the owner passed to ``build``, and that
         destructor, which DLPack requires to call the deleter of a capsule that keeps its name, is
         the deleter's single caller, from C, when the capsule is freed. One struct read instead of
-        an owner, a claim, a rename and a deleter call through ctypes.
+        an owner, a claim, a rename and a deleter call through ctypes. A held capsule of a host
+        tensor with a deleter of compiled code is claimed, then taken by the host's consumer (see
+        :func:`use_host_consumer`), whose result is the owner passed to ``build``.
 
     Returns
     -------
@@ -322,14 +329,15 @@ def consume_capsule(capsule: object, build: Callable[..., T] = _described,  # ty
         raise TypeError(f"expected a DLPack capsule, got {type(capsule).__name__}")
     key = id(capsule)
     owner: ImportedTensor | None = None
+    claimant: CapsuleLender | None = None
     try:
         if not (alone and _DIRECT):
             alone = False
-            # The owner-to-be, holding nothing yet; the claim (see _claims) is a weak reference to
-            # it. Built as armed() builds it (unarmed, then its class), written out: the hot path.
-            owner = _Unarmed(_NO_CALL)
-            owner.__class__ = ImportedTensor
-            claim = _weak(owner)
+            # The claim (see _claims) is a weak reference to this call's claimant, which also
+            # lends the capsule to the host's consumer (see use_host_consumer).
+            claimant = _new_lender(CapsuleLender)
+            claimant.capsule = capsule
+            claim = _weak(claimant)
             held = _claim(key, claim)
             if held is not claim and (held() is not None or _reclaim(key, claim) is not claim):
                 raise BufferError(
@@ -414,7 +422,30 @@ def consume_capsule(capsule: object, build: Callable[..., T] = _described,  # ty
                 # is the deleter's single caller, from C, when the last Array lets go of it.
                 return build(capsule, data, byte_offset, shape, strides, code, bits, device_type, device_id,
                              flags, version)
-            owner = armed(ImportedTensor, _NO_CALL)  # no destructor to call the deleter: ours does
+        elif (device_type == _HOST_DEVICE_TYPE and (code, bits) in _host_code_bits
+              and _compiled_deleters[deleter]):
+            # A host tensor the host's consumer reads (numpy's, lent by the layer above: see
+            # use_host_consumer): it renames the capsule and takes the tensor in one C call, and
+            # its result calls the deleter from C when freed (no ctypes callback). The claim
+            # stands until then: inside that call, a finalizer that imports this capsule too is
+            # refused. Every field was validated here first: it reads no pointer this did not.
+            # Only for a deleter of compiled code (or none): numpy calls it from its capsule's
+            # destructor as it is, an exception in flight included (an Array freed while one
+            # unwinds), which a callback into Python cannot survive; ours calls those from a
+            # finalizer, which sets the exception aside first.
+            try:
+                taken = _host_take(claimant)
+            except MemoryError:
+                raise
+            except Exception:  # noqa: BLE001 - refused there (the capsule is untouched): ours below
+                taken = None
+            if taken is not None:
+                _release_claim(key)
+                return build(taken, data, byte_offset, shape, strides, code, bits, device_type, device_id, flags,
+                             version)
+        # Ours to call the deleter (a capsule with no destructor, or no host consumer for it),
+        # made before ownership moves.
+        owner = armed(ImportedTensor, _NO_CALL)
         # The transfer (see _transfer), written out here: the import hot path.
         any(_map(_call, _TRANSFER_STEPS, (key + _CAPSULE_NAME_OFFSET if _DIRECT else capsule, owner),
                  (used, (cached_deleter(deleter) or deleter_function(deleter), (managed,), _NO_KEYWORDS, None))))
@@ -422,16 +453,75 @@ def consume_capsule(capsule: object, build: Callable[..., T] = _described,  # ty
             _release_claim(key)
         return build(owner, data, byte_offset, shape, strides, code, bits, device_type, device_id, flags, version)
     except BaseException as error:
-        # First, with no call before it (so no interrupt can come in between): the owner goes.
-        # Its claim dies with it, and an owner that took the tensor calls its deleter now, not when
-        # the traceback that holds this frame is freed.
-        owner = None
+        # First, with no call before it (so no interrupt can come in between): the claimant and
+        # the owner go. The claim dies with the claimant, and an owner that took the tensor calls
+        # its deleter now, not when the traceback that holds this frame is freed.
+        claimant = owner = None
         _remove_dead_weakref(_claims, key)  # tidied; a dead claim is free anyway
         if _out_of_memory(error):
             # a MemoryError ctypes reported as an ArgumentError (no local holds an exception: it
             # and this frame, in its traceback, would keep each other, and the capsule, alive)
             raise MemoryError(_capi.OUT_OF_MEMORY) from None
         raise
+
+
+class CapsuleLender:
+    """A DLPack producer of one capsule: its ``__dlpack__`` hands over ``capsule``, whatever is
+    asked (what a consumer that reads producers, not capsules, is given: see use_host_consumer).
+
+    Also the claimant of a capsule being consumed (see _claims): the claim is a weak reference to
+    it.
+    """
+
+    __slots__ = ("capsule", "__weakref__")
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        return self.capsule
+
+
+_new_lender = object.__new__
+
+
+def _refuse_all(lender: object) -> NoReturn:
+    raise BufferError("no host consumer")
+
+
+class _CompiledDeleters(dict):  # type: ignore[type-arg]
+    """deleter address -> whether it is compiled code (see _capi.compiled_code); NULL counts as
+    compiled (nothing is called). Asked once per address (a miss), bounded as the deleter cache."""
+
+    def __missing__(self, address: int) -> bool:
+        if len(self) >= 256:
+            self.clear()
+        compiled = self[address] = not address or _capi.compiled_code(address)
+        return compiled
+
+
+_compiled_deleters = _CompiledDeleters()
+
+
+#: The host's consumer (see use_host_consumer): none until the layer above lends one.
+_HOST_DEVICE_TYPE = int(DLDeviceType.CPU)
+_host_take: Callable[[CapsuleLender], Any] = _refuse_all
+_host_code_bits: frozenset[tuple[int, int]] = frozenset()
+
+
+def use_host_consumer(take: Callable[[CapsuleLender], Any] | None, code_bits: frozenset[tuple[int, int]]) -> None:
+    """Let ``take`` take ownership of held capsules of validated host tensors (device CPU) whose
+    ``(dtype_code, dtype_bits)`` are in ``code_bits``, instead of this module's own transfer.
+
+    ``take(lender)`` reads the capsule from a :class:`CapsuleLender`'s ``__dlpack__``; it must
+    rename the capsule ``used_*`` and return an object whose freeing calls the deleter exactly
+    once, all in one C call, or raise leaving the capsule untouched: then this module's transfer
+    takes it. numpy's ``from_dlpack`` does (the layer above checks it at import and lends it).
+    None: no host consumer.
+    """
+    global _host_take, _host_code_bits
+    if take is None:
+        _host_take, _host_code_bits = _refuse_all, frozenset()
+    else:
+        _host_take, _host_code_bits = take, frozenset([(int(code), int(bits)) for code, bits in code_bits])
 
 
 def _transfer(capsule: object, used_name: Any, owner: ImportedTensor, deleter: Any, managed: int) -> None:
@@ -635,6 +725,8 @@ __all__ = [
     "ImportedTensor",
     "TensorInfo",
     "capsule_name",
+    "CapsuleLender",
     "consume_capsule",
+    "use_host_consumer",
     "FLAG_IS_SUBBYTE_TYPE_PADDED",
 ]
