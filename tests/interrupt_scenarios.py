@@ -362,7 +362,9 @@ def run(name: str) -> dict[str, Any]:
         tried = attempt(k, problems)
         # What outlived the attempt (after its own gc.collect) is set aside from the collector's
         # scans: each attempt's gc.collect then walks that attempt's objects only, not torch's
-        # hundreds of thousands (~80 ms a collection with torch imported, ~0.01 ms so).
+        # hundreds of thousands (~80 ms a collection with torch imported, ~0.01 ms so). Collected
+        # first, so that no garbage of this attempt is set aside unfinalized.
+        gc.collect()
         gc.freeze()
         if not tried.fired:
             break  # the import ran to its end before the k-th point

@@ -211,8 +211,12 @@ SWEEP = """
             except BufferError:
                 problems.append(f"k={k} ({outcome}): the buffer is still exported")
         # what outlived this try is set aside from the collector's scans, so that each try's
-        # gc.collect walks that try's objects only (with torch imported, a full one is ~80 ms)
+        # gc.collect walks that try's objects only (with torch imported, a full one is ~80 ms);
+        # collected first, so that no garbage of this try is set aside unfinalized
+        gc.collect()
         gc.freeze()
+    gc.unfreeze()  # the end as without the freezes: whatever is left is finalized now, in the open
+    gc.collect()
     print(json.dumps({"outcomes": outcomes, "problems": problems}))
 """
 
