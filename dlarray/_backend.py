@@ -37,8 +37,9 @@ from . import _cupy_namespace
 from . import _devices
 from ._devices import CPU, Device, device_of
 from ._dtypes import ALL_DTYPES
-from ._dlpack import CapsuleLender, DLDeviceType, capsule_name, use_host_consumer
+from ._dlpack import DLPACK_VERSION, CapsuleLender, DLDeviceType, capsule_name, use_host_consumer
 from ._dlpack._consume import MEMORY
+from ._dlpack._exchange import use_owner_destructor
 
 if TYPE_CHECKING:
     from ._array import Array
@@ -674,10 +675,17 @@ def _numpy_takes_as_the_core_needs() -> bool:
     return True
 
 
-# numpy's C consumer takes held host capsules of the dtypes numpy has (one C call for the claim's
-# rename and the ownership, and a deleter called from C), where it behaves as the core needs.
+# numpy's C pieces lent to the numpy-free core, each where numpy behaves as the core needs:
+# its consumer takes held host capsules of the dtypes numpy has (one C call for the claim's rename
+# and the ownership, and a deleter called from C), and its capsule destructor frees the owner
+# capsules of exchange imports (see _exchange.import_with; numpy 2.0 exports no versioned capsule,
+# no max_version: the ctypes-slot owner then).
 if _numpy_takes_as_the_core_needs():
     use_host_consumer(np.from_dlpack, frozenset([(d.code, d.bits) for d in ALL_DTYPES if d.numpy_dtype is not None]))
+try:
+    use_owner_destructor(np.empty(0, np.uint8).__dlpack__(max_version=DLPACK_VERSION))
+except (TypeError, BufferError):
+    pass
 
 
 def _attach(device: Device) -> None:

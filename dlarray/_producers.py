@@ -53,11 +53,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import numpy as _np
-
 from ._array import Array, _adopt
 from ._dlpack import DLPACK_VERSION, consume_capsule
-from ._dlpack._exchange import import_with, importer_for, stream_reader_for, use_owner_destructor, view_with, viewer_for
+from ._dlpack._exchange import import_with, importer_for, stream_reader_for, view_with, viewer_for
 from ._interfaces import described_otherwise
 from ._dtypes import complex64 as _complex64
 from ._dtypes import complex128 as _complex128
@@ -67,13 +65,6 @@ from ._dtypes import complex128 as _complex128
 Admits = Callable[[Any], bool]
 #: ``fast_import(obj)``: ``obj`` imported through the exchange API, or None: ask ``__dlpack__``.
 FastImport = Callable[[Any], "Array | None"]
-
-# The exchange imports' owners are capsules with numpy's C destructor (see _exchange.import_with);
-# numpy 2.0 exports no versioned capsule (no max_version): the ctypes-slot owner then
-try:
-    use_owner_destructor(_np.empty(0, _np.uint8).__dlpack__(max_version=DLPACK_VERSION))
-except (TypeError, BufferError):
-    pass
 
 _registered: dict[type, Admits] = {}
 _CACHE_LIMIT = 1024  # one entry per producer type

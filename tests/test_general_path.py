@@ -237,12 +237,12 @@ def test_a_callback_deleter_is_never_handed_to_numpys_consumer() -> None:
     """numpy calls the deleter from its capsule's destructor even while an exception unwinds, which a
     callback into Python (ctypes) cannot survive: such deleters stay with the core's owner."""
     made = make_capsule((3,))  # the kit's deleter: a ctypes callback
-    deleter = _consume.read_versioned(_consume.MEMORY, _consume._get_pointer(made.capsule, b"dltensor_versioned"))[3]
+    deleter = _consume.deleter_of(_consume._get_pointer(made.capsule, b"dltensor_versioned"))
     assert not _consume._capi.compiled_code(deleter)
     x = dlarray.from_dlpack(made.capsule)
     assert type(x._owner) is _consume.ImportedTensor
     numpys = np.zeros(1).__dlpack__(max_version=(1, 0))
-    numpys_deleter = _consume.read_versioned(_consume.MEMORY, _consume._get_pointer(numpys, b"dltensor_versioned"))[3]
+    numpys_deleter = _consume.deleter_of(_consume._get_pointer(numpys, b"dltensor_versioned"))
     assert _consume._capi.compiled_code(numpys_deleter) is _consume._capi._TELLS_COMPILED_CODE
     del x
     gc.collect()

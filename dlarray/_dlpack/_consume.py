@@ -245,6 +245,7 @@ _set_partial_state = functools.partial.__setstate__
 # Deleter function pointers, wrapped once per address. A bounded cache: producers built from
 # ctypes callbacks create a new function per tensor, and those must not accumulate.
 _deleter_cache: dict[int, Any] = {}
+_PER_ADDRESS_LIMIT = 256  # entries of a per-address cache (deleters seen); cleared when full
 
 
 def deleter_function(address: int) -> Any:
@@ -254,7 +255,7 @@ def deleter_function(address: int) -> Any:
         return _NO_CALL
     fn = _deleter_cache.get(address)
     if fn is None:
-        if len(_deleter_cache) >= 256:
+        if len(_deleter_cache) >= _PER_ADDRESS_LIMIT:
             _deleter_cache.clear()
         fn = _deleter_cache[address] = DELETER(address)
     return fn
@@ -492,7 +493,7 @@ class _CompiledDeleters(dict):  # type: ignore[type-arg]
     compiled (nothing is called). Asked once per address (a miss), bounded as the deleter cache."""
 
     def __missing__(self, address: int) -> bool:
-        if len(self) >= 256:
+        if len(self) >= _PER_ADDRESS_LIMIT:
             self.clear()
         compiled = self[address] = not address or _capi.compiled_code(address)
         return compiled
@@ -507,7 +508,7 @@ _host_take: Callable[[CapsuleLender], Any] = _refuse_all
 _host_code_bits: frozenset[tuple[int, int]] = frozenset()
 
 
-def use_host_consumer(take: Callable[[CapsuleLender], Any] | None, code_bits: frozenset[tuple[int, int]]) -> None:
+def use_host_consumer(take: Callable[[CapsuleLender], Any], code_bits: frozenset[tuple[int, int]]) -> None:
     """Let ``take`` take ownership of held capsules of validated host tensors (device CPU) whose
     ``(dtype_code, dtype_bits)`` are in ``code_bits``, instead of this module's own transfer.
 
@@ -515,13 +516,9 @@ def use_host_consumer(take: Callable[[CapsuleLender], Any] | None, code_bits: fr
     rename the capsule ``used_*`` and return an object whose freeing calls the deleter exactly
     once, all in one C call, or raise leaving the capsule untouched: then this module's transfer
     takes it. numpy's ``from_dlpack`` does (the layer above checks it at import and lends it).
-    None: no host consumer.
     """
     global _host_take, _host_code_bits
-    if take is None:
-        _host_take, _host_code_bits = _refuse_all, frozenset()
-    else:
-        _host_take, _host_code_bits = take, frozenset([(int(code), int(bits)) for code, bits in code_bits])
+    _host_take, _host_code_bits = take, frozenset([(int(code), int(bits)) for code, bits in code_bits])
 
 
 def _transfer(capsule: object, used_name: Any, owner: ImportedTensor, deleter: Any, managed: int) -> None:

@@ -112,7 +112,7 @@ def _slot_owner() -> tuple[ctypes.c_void_p, ImportedTensor]:
 # ``map``, no bytecode between: see _consume._transfer): from then on the capsule's destructor, a C
 # function, calls the deleter of the struct it points to when the capsule is freed, as it does
 # for a capsule its producer made. The destructor is numpy's C producer's, taken from one of its
-# capsules by the Array layer (use_owner_destructor): it returns for a "used_" name, calls nothing
+# capsules by the host backend (use_owner_destructor): it returns for a "used_" name, calls nothing
 # for a NULL deleter (numpy/_core/src/multiarray/dlpack.c, dlpack_capsule_deleter), and keeps no
 # context. numpy's own from_dlpack keeps its imports alive the same way, through a capsule of its
 # own. Without a destructor, or where a capsule's layout is not CPython's, the ctypes slot of
